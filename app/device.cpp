@@ -1,0 +1,92 @@
+#include "device.h"
+
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <ctime>
+
+namespace fa {
+namespace {
+
+// The NVIDIA driver's version string comes from NVML, opened at run time so that fa-bench still
+// starts on a machine with no driver at all (CI), where linking libnvidia-ml would fail to load.
+std::string nvidia_driver_version() {
+    void* lib = dlopen("libnvidia-ml.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (lib == nullptr) return {};
+    using InitFn = int (*)();
+    using VersionFn = int (*)(char*, unsigned);
+    auto init = reinterpret_cast<InitFn>(dlsym(lib, "nvmlInit_v2"));
+    auto version = reinterpret_cast<VersionFn>(dlsym(lib, "nvmlSystemGetDriverVersion"));
+    auto shutdown = reinterpret_cast<InitFn>(dlsym(lib, "nvmlShutdown"));
+    std::string out;
+    if (init && version && shutdown && init() == 0) {
+        char buf[96] = {};
+        if (version(buf, sizeof buf) == 0) out = buf;
+        shutdown();
+    }
+    dlclose(lib);
+    return out;
+}
+
+std::string cuda_version_string(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
+
+}  // namespace
+
+DeviceInfo query_device(int ordinal) {
+    DeviceInfo d;
+    d.ordinal = ordinal;
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        d.why_absent = e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device";
+        cudaGetLastError();  // clear the sticky-free error so later calls start clean
+        return d;
+    }
+    if (ordinal >= count) {
+        d.why_absent = fmt::format("--device {}: only {} CUDA device(s)", ordinal, count);
+        return d;
+    }
+    cudaSetDevice(ordinal);
+    cudaDeviceProp prop{};
+    cudaGetDeviceProperties(&prop, ordinal);
+    d.present = true;
+    d.name = prop.name;
+    d.sm = prop.major * 10 + prop.minor;
+    d.sm_count = prop.multiProcessorCount;
+    d.smem_optin = prop.sharedMemPerBlockOptin;
+    d.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
+    int khz = 0;
+    cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, ordinal);
+    d.sm_clock_mhz = khz / 1000.0;
+    cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, ordinal);
+    d.mem_clock_mhz = khz / 1000.0;
+    cudaDeviceGetAttribute(&d.bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, ordinal);
+    cudaMemGetInfo(&d.free_bytes, &d.total_bytes);
+    return d;
+}
+
+Provenance make_provenance(const DeviceInfo& d) {
+    Provenance p;
+    std::time_t now = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    p.timestamp = buf;
+    p.git_commit = FA_GIT_COMMIT;
+    int rt = 0;
+    cudaRuntimeGetVersion(&rt);
+    p.cuda_runtime = cuda_version_string(rt);
+    if (!d.present) return p;
+    p.gpu = d.name;
+    p.sm_count = d.sm_count;
+    p.sm_clock_mhz = static_cast<int>(d.sm_clock_mhz + 0.5);
+    p.driver_version = nvidia_driver_version();
+    if (p.driver_version.empty()) {
+        int drv = 0;
+        cudaDriverGetVersion(&drv);
+        p.driver_version = "cuda-" + cuda_version_string(drv);
+    }
+    return p;
+}
+
+}  // namespace fa

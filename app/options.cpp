@@ -1,0 +1,144 @@
+#include "options.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "fa/registry.h"
+
+namespace fa {
+namespace {
+
+// Largest head_dim any rung instantiates; larger values are refused up front.
+constexpr int kMaxHeadDim = 256;
+
+std::string check_positive(const char* flag, const std::vector<int>& values) {
+    for (int v : values)
+        if (v <= 0) return fmt::format("--{} {}: must be a positive integer", flag, v);
+    return {};
+}
+
+// The example's can_implement rules and fa-bench's limits, for values known before any device
+// query. Device-dependent rules (shared memory, free memory, SM version) are checked per kernel.
+std::string validate(const Options& o) {
+    for (auto [flag, values] : {std::pair{"batch_size", &o.batch_size}, {"seqlen_q", &o.seqlen_q},
+                                {"seqlen_k", &o.seqlen_k}, {"num_head", &o.num_head}, {"head_dim", &o.head_dim},
+                                {"m_block_size", &o.m_block_size}, {"n_block_size", &o.n_block_size},
+                                {"num_threads", &o.num_threads}})
+        if (std::string e = check_positive(flag, *values); !e.empty()) return e;
+    for (int d : o.head_dim) {
+        if (d % 8 != 0) return fmt::format("--head_dim {}: must be a multiple of 8 (16-byte aligned rows)", d);
+        if (d > kMaxHeadDim) return fmt::format("--head_dim {}: must be at most {}", d, kMaxHeadDim);
+    }
+    for (int t : o.num_threads)
+        if (t % 32 != 0) return fmt::format("--num_threads {}: must be a multiple of 32 (whole warps)", t);
+    for (int m : o.m_block_size)
+        for (int t : o.num_threads)
+            if ((m * 2) % t != 0)
+                return fmt::format("--m_block_size {} with --num_threads {}: (m_block_size * 2) must be divisible by "
+                                   "num_threads",
+                                   m, t);
+    for (int c : o.causal)
+        if (c != 0 && c != 1) return fmt::format("--causal {}: each value must be 0 or 1", c);
+    if (o.warmup_iterations < 0)
+        return fmt::format("--warmup_iterations {}: must be >= 0", o.warmup_iterations);
+    if (o.iterations < 1) return fmt::format("--iterations {}: must be >= 1", o.iterations);
+    if (!std::isfinite(o.softmax_scale) || o.softmax_scale < 0.0f)
+        return fmt::format("--softmax_scale {}: must be a finite positive number", o.softmax_scale);
+    for (const std::string& k : o.kernels)
+        if (k != "all" && find_kernel(k) == nullptr)
+            return fmt::format("--kernel {}: unknown kernel (fa-bench --list shows the names)", k);
+    if (o.device < 0) return fmt::format("--device {}: must be >= 0", o.device);
+    return {};
+}
+
+}  // namespace
+
+int parse_options(int argc, const char* const* argv, Options* o, std::string* message) {
+    CLI::App app{"fa-bench: benchmark and check flash-attention forward kernels"};
+    app.set_version_flag("--version", std::string("fa-bench ") + FA_GIT_COMMIT);
+    app.get_formatter()->column_width(34);
+
+    std::vector<std::string> dtype_names;
+    std::string layout_name_arg = "bshd";
+    bool is_causal = false;
+    std::vector<int> causal_list;
+
+    app.add_option("--dtype", dtype_names, "Element type: BFloat16 (default), Float16, Float32; comma list")
+        ->delimiter(',');
+    app.add_option("--batch_size", o->batch_size, "Batch size (default 4)")->delimiter(',');
+    app.add_option("--seqlen_q", o->seqlen_q, "Query sequence length (default 8192)")->delimiter(',');
+    app.add_option("--seqlen_k", o->seqlen_k, "Key/value sequence length (default 8192)")->delimiter(',');
+    app.add_option("--num_head", o->num_head, "Number of heads (default 16)")->delimiter(',');
+    app.add_option("--head_dim", o->head_dim, "Head dimension (default 128)")->delimiter(',');
+    app.add_option("--softmax_scale", o->softmax_scale, "Scale of Q.K^T (default 1/sqrt(head_dim))");
+    app.add_option("--m_block_size", o->m_block_size, "Query rows per CTA (default: the kernel's tuned tile)")
+        ->delimiter(',');
+    app.add_option("--n_block_size", o->n_block_size, "Key rows per iteration (default: the kernel's tuned tile)")
+        ->delimiter(',');
+    app.add_option("--num_threads", o->num_threads, "Threads per CTA (default: the kernel's tuned tile)")
+        ->delimiter(',');
+    auto* causal_flag = app.add_flag("--is_causal", is_causal, "Causal mask, top-left aligned (key j <= query i)");
+    app.add_option("--causal", causal_list, "Causal sweep: comma list of 0/1, e.g. 0,1")
+        ->delimiter(',')
+        ->excludes(causal_flag);
+    app.add_option("--warmup_iterations", o->warmup_iterations, "Untimed launches before timing (default 3)");
+    app.add_option("--iterations", o->iterations, "Timed launches, one CUDA-event pair each (default 10)");
+    app.add_flag("--skip_ref_check", o->skip_ref_check, "Do not compare with the FP32 reference");
+    app.add_flag("--use_cold_l2", o->use_cold_l2, "Flush L2 before every timed launch");
+
+    app.add_option("--kernel", o->kernels, "Kernels to run: NAME[,NAME...] or all (default all)")->delimiter(',');
+    app.add_flag("--list", o->list, "List kernels with what they support, then exit");
+    app.add_flag("--profile", o->profile,
+                 "Launch each selected kernel exactly once (no warm-up, no reference), for ncu/nsys");
+    app.add_flag("--explain", o->explain, "Print the model and tile configuration table, time nothing");
+    app.add_option("--csv", o->csv, "Append one row per (kernel, problem) to FILE (header written once)");
+    app.add_option("--save_tensors", o->save_tensors, "Write q, k, v, o as .npy and the flags as JSON into DIR");
+    app.add_option("--seed", o->seed, "Seed of the input generator (default 0)");
+    app.add_option("--layout", layout_name_arg, "Tensor layout: bshd (the example's, default) or bhsd (PyTorch's)");
+    app.add_option("--device", o->device, "CUDA device ordinal (default 0)");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        *message = app.help();
+        return 0;
+    } catch (const CLI::CallForVersion& e) {
+        *message = e.what();
+        return 0;
+    } catch (const CLI::ParseError& e) {
+        *message = fmt::format("fa-bench: {}", e.what());
+        return 2;
+    }
+
+    if (!dtype_names.empty()) {
+        o->dtypes.clear();
+        for (const std::string& name : dtype_names) {
+            DType t;
+            if (!parse_dtype(name, &t)) {
+                *message = fmt::format("fa-bench: --dtype {}: must be one of Float16, BFloat16, Float32", name);
+                return 2;
+            }
+            o->dtypes.push_back(t);
+        }
+    }
+    if (!parse_layout(layout_name_arg, &o->layout)) {
+        *message = fmt::format("fa-bench: --layout {}: must be bshd or bhsd", layout_name_arg);
+        return 2;
+    }
+    if (is_causal) o->causal = {1};
+    if (!causal_list.empty()) o->causal = causal_list;
+    if (o->tile_given()) {  // a partly given tile takes the example's defaults for the rest
+        if (o->m_block_size.empty()) o->m_block_size = {128};
+        if (o->n_block_size.empty()) o->n_block_size = {64};
+        if (o->num_threads.empty()) o->num_threads = {128};
+    }
+    if (std::string e = validate(*o); !e.empty()) {
+        *message = "fa-bench: " + e;
+        return 2;
+    }
+    return 0;
+}
+
+}  // namespace fa

@@ -1,0 +1,50 @@
+// fa-bench's command line: the CuTe DSL example's flags (same names and defaults) plus the
+// benchmarking-tool flags. Every shape/tile flag takes a comma list; the runner sweeps the
+// cartesian product.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fa/problem.h"
+
+namespace fa {
+
+struct Options {
+    // --- the example's flags ---
+    std::vector<DType> dtypes{DType::BFloat16};
+    std::vector<int> batch_size{4};
+    std::vector<int> seqlen_q{8192};
+    std::vector<int> seqlen_k{8192};
+    std::vector<int> num_head{16};
+    std::vector<int> head_dim{128};
+    float softmax_scale = 0.0f;   // 0: 1/sqrt(head_dim) (the example defaults to 0.5; README says why)
+    std::vector<int> m_block_size;  // empty: each kernel's tuned default
+    std::vector<int> n_block_size;
+    std::vector<int> num_threads;
+    std::vector<int> causal{0};  // --is_causal sets {1}; --causal takes a list of 0/1
+    int warmup_iterations = 3;
+    int iterations = 10;
+    bool skip_ref_check = false;
+    bool use_cold_l2 = false;
+
+    // --- benchmarking-tool flags ---
+    std::vector<std::string> kernels;  // empty or "all": every registered kernel
+    bool list = false;
+    bool profile = false;
+    bool explain = false;
+    std::string csv;
+    std::string save_tensors;
+    uint64_t seed = 0;
+    Layout layout = Layout::BSHD;
+    int device = 0;
+
+    bool tile_given() const { return !m_block_size.empty() || !n_block_size.empty() || !num_threads.empty(); }
+};
+
+// Parses argv. Returns 0 to go on, or the process exit code (0 after --help/--version, 2 after
+// a bad value) with `message` holding what to print: one line naming the flag and the rule.
+int parse_options(int argc, const char* const* argv, Options* opts, std::string* message);
+
+}  // namespace fa

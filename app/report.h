@@ -1,0 +1,61 @@
+// One result row: provenance, the problem, the measurement, the check and the model. The same
+// struct feeds the stdout table and the CSV, so the two can never disagree.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace fa {
+
+struct Provenance {
+    std::string timestamp;  // UTC, ISO 8601
+    std::string git_commit;
+    std::string gpu = "none";
+    int sm_count = 0;
+    int sm_clock_mhz = 0;        // maximum SM clock reported by the device
+    std::string driver_version;  // NVIDIA driver (NVML), or the CUDA driver API version without it
+    std::string cuda_runtime;
+};
+
+struct ResultRow {
+    Provenance prov;
+    std::string kernel, dtype, layout;
+    int batch_size = 0, seqlen_q = 0, seqlen_k = 0, num_head = 0, head_dim = 0, is_causal = 0;
+    double softmax_scale = 0;
+    int m_block_size = 0, n_block_size = 0, num_threads = 0;  // 0: not a tiled kernel (empty cell)
+    int warmup_iterations = 0, iterations = 0, use_cold_l2 = 0;
+    uint64_t seed = 0;
+    double flops = 0, compulsory_bytes = 0, arithmetic_intensity = 0;
+    bool timed = false;  // false: the time columns are empty (no GPU, skipped, profile)
+    double time_ms_median = 0, time_ms_min = 0, time_ms_max = 0, noise_pct = 0, tflops = 0, bandwidth_gbs = 0;
+    std::string check;  // PASS, FAIL, SKIPPED (--skip_ref_check), UNSUPPORTED, n/a
+    bool checked = false;
+    double max_abs_err = 0, rel_l2_err = 0;
+    // The napkin model (seed 003) and the tile's resources; empty when unknown.
+    bool modeled = false;
+    double model_bytes = 0, bound_ms = 0, pct_of_bound = 0;
+    std::string bound_term, peak_source;
+    int smem_per_cta = 0, regs_per_thread = 0, ctas_per_sm = 0;
+    double waves = 0;
+    std::string note;
+};
+
+const std::vector<std::string>& csv_columns();
+std::string csv_quote(const std::string& field);  // RFC 4180: quote if , " CR or LF; double the quotes
+std::string csv_line(const ResultRow& row);
+
+// Appends rows to `path`, writing the header first if the file is new or empty. Returns an
+// error message, or an empty string.
+std::string append_csv(const std::string& path, const std::vector<ResultRow>& rows);
+
+// The stdout table: a header line, then one line per row as results arrive.
+void print_table_header(std::FILE* out);
+void print_table_row(std::FILE* out, const ResultRow& row);
+
+// --explain: tile resources and the model for each (kernel, problem), nothing timed.
+void print_explain_header(std::FILE* out);
+void print_explain_row(std::FILE* out, const ResultRow& row);
+
+}  // namespace fa

@@ -1,0 +1,20 @@
+// Causal masking, one rule for every rung: top-left alignment as in the CuTe DSL example and
+// PyTorch's is_causal — query row i sees key j iff j <= i. Keys at or past seqlen_k are never
+// visible (the tail of the last key tile).
+#pragma once
+
+namespace fa {
+
+__device__ __forceinline__ bool key_visible(int row, int col, int seqlen_k, bool causal) {
+    return col < seqlen_k && (!causal || col <= row);
+}
+
+// A key tile [n_start, n_start + block_n) needs per-element masking for query rows
+// [m_start, m_start + block_m) only if it reaches past seqlen_k or, when causal, past the first
+// row's diagonal. Other tiles take the unmasked path (FlashAttention keeps the two loops apart).
+__device__ __forceinline__ bool tile_needs_mask(int m_start, int n_start, int block_n, int seqlen_k,
+                                                bool causal) {
+    return n_start + block_n > seqlen_k || (causal && n_start + block_n - 1 > m_start);
+}
+
+}  // namespace fa

@@ -1,0 +1,41 @@
+// The napkin model of seed 003 ("FlashAttention on a Napkin"): how many HBM bytes a kernel's
+// tiling must move, and the time no implementation of that tiling can beat.
+#pragma once
+
+#include <string>
+
+#include "fa/kernel_api.h"
+#include "fa/problem.h"
+
+namespace fa {
+
+struct Peaks {
+    double matmul_tflops = 0;  // dense tensor-core rate for 16-bit inputs (CUDA-core fp32 for Float32)
+    double dram_gbs = 0;       // device memory bandwidth, bytes read + written
+    double exp_per_s = 0;      // SFU exponentials per second
+    std::string source;        // "table:<gpu>" or "derived" (from SM count, clocks and bus width)
+};
+
+// Built-in table keyed by the device name (ceilings measured on this project's H100/H200), or
+// numbers derived from the device's own attributes for other GPUs.
+Peaks peaks_for(const std::string& gpu_name, int sm_major, int sm_count, double sm_clock_mhz,
+                double mem_clock_mhz, int bus_width_bits, DType dtype);
+
+// Predicted HBM traffic of a tiled forward: Q read once, O written once, and K and V streamed once
+// per query tile of `m_block` rows (no L2 reuse assumed) — per (batch, head)
+//   bytes = D·sizeof(T)·(2·Sq + 2·Σ_t keys(t)),  keys(t) = Sk, or min(Sk, (t+1)·m_block) when causal.
+// This is seed 003's H = 2qd + 4x·q·d²/M with one query tile of m_block rows in on-chip memory.
+// A kernel with no tile (m_block = 0, the naive one) also writes and reads S (fp32) and P (dtype).
+double model_bytes(const ProblemShape& p, int m_block);
+
+// Exponentials the softmax must evaluate: one per unmasked score.
+double model_exponentials(const ProblemShape& p);
+
+struct Bound {
+    double ms = 0;
+    std::string term;  // which term binds: "compute", "memory" or "exp"
+};
+// time >= max(FLOPs / matmul peak, model bytes / bandwidth, exponentials / SFU rate).
+Bound napkin_bound(double flops, double bytes, double exps, const Peaks& peaks);
+
+}  // namespace fa

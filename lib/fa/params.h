@@ -1,0 +1,45 @@
+// FwdParams: the one struct every forward kernel receives.
+//
+// Strides are in elements, so one kernel body serves both tensor layouts:
+//   bshd (batch, seqlen, heads, head_dim) — the CuTe DSL example's layout, fa-bench's default;
+//   bhsd (batch, heads, seqlen, head_dim) — PyTorch's and seed 002's layout.
+// The innermost (head_dim) stride is always 1: 16-byte vector copies depend on it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace fa {
+
+enum class DType : int { Float16 = 0, BFloat16 = 1, Float32 = 2 };
+
+inline constexpr std::size_t dtype_bytes(DType t) { return t == DType::Float32 ? 4 : 2; }
+
+struct FwdParams {
+    const void* q;  // [batch, seqlen_q, heads, head_dim] in bshd (strides below say where)
+    const void* k;  // [batch, seqlen_k, heads, head_dim]
+    const void* v;  // [batch, seqlen_k, heads, head_dim]
+    void* o;        // [batch, seqlen_q, heads, head_dim], same dtype as q
+
+    // Element strides of each tensor: between batches, between sequence rows, between heads.
+    int64_t q_batch_stride, q_row_stride, q_head_stride;
+    int64_t k_batch_stride, k_row_stride, k_head_stride;
+    int64_t v_batch_stride, v_row_stride, v_head_stride;
+    int64_t o_batch_stride, o_row_stride, o_head_stride;
+
+    int batch;     // B
+    int heads;     // H (query and key/value heads are equal: no GQA in this tool)
+    int seqlen_q;  // Sq
+    int seqlen_k;  // Sk
+    int head_dim;  // D
+
+    float scale;       // softmax scale applied to Q·Kᵀ (default 1/sqrt(D))
+    float scale_log2;  // scale * log2(e): kernels use exp2(x * scale_log2 - m * scale_log2)
+    bool causal;       // top-left aligned: query row i sees key j iff j <= i (the example's rule)
+    DType dtype;       // element type of q, k, v and o
+
+    void* workspace;              // per-kernel scratch (only `naive` uses it: S and P)
+    std::size_t workspace_bytes;  // size of workspace
+};
+
+}  // namespace fa

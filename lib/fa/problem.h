@@ -1,0 +1,50 @@
+// ProblemShape and the analytic metrics every row reports (FLOPs, compulsory bytes, intensity).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "fa/params.h"
+
+namespace fa {
+
+enum class Layout : int { BSHD = 0, BHSD = 1 };
+
+struct ProblemShape {
+    int batch = 4;
+    int seqlen_q = 8192;
+    int seqlen_k = 8192;
+    int heads = 16;
+    int head_dim = 128;
+    bool causal = false;
+    DType dtype = DType::BFloat16;
+    Layout layout = Layout::BSHD;
+    float softmax_scale = 0.0f;  // 0: 1/sqrt(head_dim)
+};
+
+const char* dtype_name(DType t);    // "Float16", "BFloat16", "Float32" (the example's names)
+const char* layout_name(Layout l);  // "bshd", "bhsd"
+bool parse_dtype(const std::string& s, DType* out);
+bool parse_layout(const std::string& s, Layout* out);
+
+float effective_scale(const ProblemShape& p);  // softmax_scale, or 1/sqrt(head_dim) when 0
+
+// Score entries a query row actually uses, summed over rows: Sq·Sk, or with the top-left causal
+// mask (key j visible to row i iff j <= i) sum_i min(i + 1, Sk).
+double unmasked_scores(int seqlen_q, int seqlen_k, bool causal);
+
+// 4·B·H·D·(unmasked scores): 2 FLOPs per multiply-add in each of the two GEMMs (S = QKᵀ, O = PV).
+// Softmax's exponentials and the rescale are not counted, as FlashAttention's benchmarks do.
+double attention_flops(const ProblemShape& p);
+
+// Q, K, V read once and O written once: (2·Sq + 2·Sk)·B·H·D·sizeof(dtype).
+double compulsory_bytes(const ProblemShape& p);
+
+inline double arithmetic_intensity(const ProblemShape& p) {
+    return attention_flops(p) / compulsory_bytes(p);
+}
+
+// Element strides of q/k/v/o for the chosen layout, written into params (pointers untouched).
+void set_strides(const ProblemShape& p, FwdParams* params);
+
+}  // namespace fa

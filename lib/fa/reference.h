@@ -1,0 +1,60 @@
+// References and the output check. Both references are independent of the kernels under test:
+// they share no device code with lib/kernels and use the plain two-pass softmax (max first,
+// then sum) rather than the online rescaling the kernels use.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fa/params.h"
+#include "fa/problem.h"
+
+namespace fa {
+
+// FP64 on the CPU, for tests on small shapes. q, k, v, and the result are in p.layout.
+// A query row that sees no key (only possible with seqlen_k = 0) yields zeros.
+std::vector<double> attention_reference_cpu(const ProblemShape& p, const std::vector<float>& q,
+                                            const std::vector<float>& k, const std::vector<float>& v);
+
+// FP32 on the GPU, for every fa-bench run: reads prm.q/k/v (prm.dtype) with prm's strides and
+// writes o_ref (float) with prm's O strides. Uses expf, not the SFU's exp2 approximation.
+cudaError_t attention_reference_gpu(const FwdParams& prm, float* o_ref, cudaStream_t stream);
+
+// Standard-normal inputs from a counter-based hash of (seed, index): the same seed gives the same
+// tensor on any GPU, and no state is kept. `stream_id` separates q, k and v drawn from one seed.
+cudaError_t fill_random_normal(void* dst, DType dtype, std::size_t count, uint64_t seed, uint64_t stream_id,
+                               cudaStream_t stream);
+
+// Host-side conversions of the stored 16-bit formats (round to nearest even).
+float bf16_bits_to_float(uint16_t bits);
+float fp16_bits_to_float(uint16_t bits);
+uint16_t float_to_bf16_bits(float x);
+uint16_t float_to_fp16_bits(float x);
+// Device-format buffer (host copy) -> float, element by element.
+std::vector<float> to_float_vector(const void* host_data, DType dtype, std::size_t count);
+
+struct CheckResult {
+    double max_abs_err = 0.0;  // max |out - ref|
+    double max_abs_ref = 0.0;  // max |ref|, the scale max_abs_err is judged against
+    double rel_l2_err = 0.0;   // ||out - ref||₂ / ||ref||₂
+    std::size_t non_finite = 0;  // NaN/Inf in out: unwritten (poisoned) or overflowed elements
+    bool pass = false;
+    std::string reason;  // why it failed, one line
+};
+
+// Tolerances per dtype (README: Correctness). The output's own rounding to the storage type is
+// 2^-9 (bf16) / 2^-12 (fp16) relative; P is rounded to the same type before the second GEMM, so a
+// correct kernel lands near those; the limits leave ~4x headroom and stay far below a real bug.
+struct Tolerance {
+    double rel_l2;   // limit on rel_l2_err
+    double max_rel;  // limit on max_abs_err / max_abs_ref
+};
+Tolerance tolerance_for(DType dtype);
+
+// Compares out (converted to float) with ref; fails on any non-finite value.
+CheckResult compare_outputs(const std::vector<float>& out, const std::vector<float>& ref, DType dtype);
+
+}  // namespace fa

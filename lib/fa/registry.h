@@ -1,0 +1,37 @@
+// The kernel registry: every kernel fa-bench can run, listed once in lib/registry.cpp.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fa/kernel_api.h"
+#include "fa/problem.h"
+
+namespace fa {
+
+struct KernelInfo {
+    int rung;           // position on the ladder (0 = naive); --list sorts by it
+    const char* slug;   // stable name used by --kernel and in the CSV
+    const char* title;  // one line for --list
+    int min_sm;         // minimum compute capability, major*10+minor (80 = sm_80)
+    // The configurations this kernel instantiates. For a given (dtype, head_dim) the first
+    // matching row is the kernel's default (its tuned choice), used when no tile flag is given.
+    const std::vector<KernelInstance>& (*instances)();
+    // Scratch memory the kernel needs for a problem (null: none).
+    std::size_t (*workspace_bytes)(const ProblemShape&) = nullptr;
+};
+
+const std::vector<KernelInfo>& kernel_registry();
+const KernelInfo* find_kernel(std::string_view slug);
+
+// Why `kernel` cannot run `problem` (empty string: it can). `tile` is the requested
+// configuration, or null to take the kernel's default. `sm` is the device's compute capability
+// (major*10+minor) and `smem_optin` its opt-in shared memory per block, both queried from the
+// device; pass sm = 0 to skip the device checks (no GPU). On success *chosen is the instance.
+std::string check_support(const KernelInfo& kernel, const ProblemShape& problem,
+                          const TileConfig* tile, int sm, std::size_t smem_optin,
+                          const KernelInstance** chosen);
+
+}  // namespace fa

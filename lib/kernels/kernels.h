@@ -1,0 +1,19 @@
+// Declarations of what each kernel file exports; lib/registry.cpp turns them into the registry.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "fa/kernel_api.h"
+#include "fa/problem.h"
+
+namespace fa {
+
+const std::vector<KernelInstance>& naive_instances();              // 00_naive.cu
+std::size_t naive_workspace_bytes(const ProblemShape& problem);    // S (fp32) and P
+const std::vector<KernelInstance>& tiled_instances();              // 01_tiled.cu
+const std::vector<KernelInstance>& cp_async_instances();           // 02_cp_async.cu
+const std::vector<KernelInstance>& mma_instances();                // 03_mma.cu
+const std::vector<KernelInstance>& warp_specialized_instances();   // 04_warp_specialized.cu
+
+}  // namespace fa

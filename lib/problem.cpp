@@ -1,0 +1,78 @@
+#include "fa/problem.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fa {
+
+const char* dtype_name(DType t) {
+    switch (t) {
+        case DType::Float16: return "Float16";
+        case DType::BFloat16: return "BFloat16";
+        case DType::Float32: return "Float32";
+    }
+    return "?";
+}
+
+const char* layout_name(Layout l) { return l == Layout::BSHD ? "bshd" : "bhsd"; }
+
+bool parse_dtype(const std::string& s, DType* out) {
+    for (DType t : {DType::Float16, DType::BFloat16, DType::Float32}) {
+        if (s == dtype_name(t)) {
+            *out = t;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool parse_layout(const std::string& s, Layout* out) {
+    for (Layout l : {Layout::BSHD, Layout::BHSD}) {
+        if (s == layout_name(l)) {
+            *out = l;
+            return true;
+        }
+    }
+    return false;
+}
+
+float effective_scale(const ProblemShape& p) {
+    return p.softmax_scale != 0.0f ? p.softmax_scale : 1.0f / std::sqrt(static_cast<float>(p.head_dim));
+}
+
+double unmasked_scores(int seqlen_q, int seqlen_k, bool causal) {
+    const double sq = seqlen_q, sk = seqlen_k;
+    if (!causal) return sq * sk;
+    // Rows i < Sk see i+1 keys (a triangle); rows i >= Sk see all Sk keys.
+    const double tri_rows = std::min(sq, sk);
+    return tri_rows * (tri_rows + 1.0) / 2.0 + (sq - tri_rows) * sk;
+}
+
+double attention_flops(const ProblemShape& p) {
+    return 4.0 * p.batch * p.heads * p.head_dim * unmasked_scores(p.seqlen_q, p.seqlen_k, p.causal);
+}
+
+double compulsory_bytes(const ProblemShape& p) {
+    const double elems = (2.0 * p.seqlen_q + 2.0 * p.seqlen_k) * p.batch * p.heads * p.head_dim;
+    return elems * static_cast<double>(dtype_bytes(p.dtype));
+}
+
+void set_strides(const ProblemShape& p, FwdParams* f) {
+    const int64_t d = p.head_dim, h = p.heads;
+    auto fill = [&](int64_t seqlen, int64_t* batch_s, int64_t* row_s, int64_t* head_s) {
+        if (p.layout == Layout::BSHD) {
+            *row_s = h * d;
+            *head_s = d;
+        } else {
+            *row_s = d;
+            *head_s = seqlen * d;
+        }
+        *batch_s = seqlen * h * d;
+    };
+    fill(p.seqlen_q, &f->q_batch_stride, &f->q_row_stride, &f->q_head_stride);
+    fill(p.seqlen_k, &f->k_batch_stride, &f->k_row_stride, &f->k_head_stride);
+    fill(p.seqlen_k, &f->v_batch_stride, &f->v_row_stride, &f->v_head_stride);
+    fill(p.seqlen_q, &f->o_batch_stride, &f->o_row_stride, &f->o_head_stride);
+}
+
+}  // namespace fa

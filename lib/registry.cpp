@@ -1,0 +1,86 @@
+// The one list of every kernel fa-bench runs. Adding a rung = one row here + its file in lib/kernels.
+#include "fa/registry.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "kernels/kernels.h"
+
+namespace fa {
+
+const std::vector<KernelInfo>& kernel_registry() {
+    static const std::vector<KernelInfo> kRegistry = {
+        {0, "naive", "materialized S and P in global memory: cuBLAS GEMM, fp32 softmax, cuBLAS GEMM", 80,
+         &naive_instances, &naive_workspace_bytes},
+        // FA_LADDER_REGISTRY
+    };
+    return kRegistry;
+}
+
+const KernelInfo* find_kernel(std::string_view slug) {
+    for (const KernelInfo& k : kernel_registry())
+        if (slug == k.slug) return &k;
+    return nullptr;
+}
+
+namespace {
+
+std::string tile_str(const TileConfig& t) {
+    return fmt::format("{}x{}x{}", t.m_block_size, t.n_block_size, t.num_threads);
+}
+
+// The example's can_implement rules for one tile configuration.
+std::string tile_rule_violation(const TileConfig& t) {
+    if (t.m_block_size == 0) return {};
+    if (t.num_threads % 32 != 0) return "num_threads must be a multiple of 32";
+    if ((t.m_block_size * 2) % t.num_threads != 0) return "(m_block_size * 2) must be divisible by num_threads";
+    return {};
+}
+
+}  // namespace
+
+std::string check_support(const KernelInfo& kernel, const ProblemShape& p, const TileConfig* tile, int sm,
+                          std::size_t smem_optin, const KernelInstance** chosen) {
+    *chosen = nullptr;
+    if (sm != 0 && sm < kernel.min_sm)
+        return fmt::format("needs sm_{} or newer, device is sm_{}", kernel.min_sm, sm);
+    if (p.head_dim % 8 != 0) return "head_dim must be a multiple of 8 (16-byte rows)";
+
+    const auto& all = kernel.instances();
+    std::vector<const KernelInstance*> matching;  // same dtype and head_dim
+    for (const KernelInstance& inst : all)
+        if (inst.dtype == p.dtype && (inst.head_dim == 0 || inst.head_dim == p.head_dim)) matching.push_back(&inst);
+    if (matching.empty()) {
+        std::vector<std::string> have;
+        for (const KernelInstance& inst : all) {
+            std::string s = fmt::format("{}/{}", dtype_name(inst.dtype), inst.head_dim);
+            if (std::find(have.begin(), have.end(), s) == have.end()) have.push_back(s);
+        }
+        return fmt::format("not instantiated for {} head_dim {} (has dtype/head_dim: {})", dtype_name(p.dtype),
+                           p.head_dim, fmt::join(have, ", "));
+    }
+
+    const KernelInstance* pick = matching.front();  // the kernel's tuned default
+    if (tile != nullptr && pick->tile.m_block_size != 0) {
+        pick = nullptr;
+        for (const KernelInstance* inst : matching)
+            if (inst->tile == *tile) pick = inst;
+        if (pick == nullptr) {
+            std::vector<std::string> have;
+            for (const KernelInstance* inst : matching) have.push_back(tile_str(inst->tile));
+            if (std::string why = tile_rule_violation(*tile); !why.empty())
+                return fmt::format("tile {} breaks the rule: {}", tile_str(*tile), why);
+            return fmt::format("tile {} (m_block_size x n_block_size x num_threads) not instantiated; valid: {}",
+                               tile_str(*tile), fmt::join(have, ", "));
+        }
+    }
+    if (std::string why = tile_rule_violation(pick->tile); !why.empty()) return why;  // a bad instance row
+    if (sm != 0 && pick->smem_bytes > smem_optin)
+        return fmt::format("tile {} needs {} B shared memory per CTA, device allows {} B", tile_str(pick->tile),
+                           pick->smem_bytes, smem_optin);
+    *chosen = pick;
+    return {};
+}
+
+}  // namespace fa

@@ -1,0 +1,16 @@
+# Runs CMD; fails unless its exit code is EXPECTED_RC and its output matches REGEX. For a
+# rejected input (EXPECTED_RC 2) the complaint must be exactly one line on stderr.
+execute_process(COMMAND ${CMD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL EXPECTED_RC)
+  message(FATAL_ERROR "exit code ${rc}, expected ${EXPECTED_RC}\nstdout:\n${out}\nstderr:\n${err}")
+endif()
+if(NOT "${out}${err}" MATCHES "${REGEX}")
+  message(FATAL_ERROR "output does not match '${REGEX}'\nstdout:\n${out}\nstderr:\n${err}")
+endif()
+if(EXPECTED_RC EQUAL 2)
+  string(REGEX MATCHALL "\n" newlines "${err}")
+  list(LENGTH newlines n)
+  if(NOT n EQUAL 1 OR NOT out STREQUAL "")
+    message(FATAL_ERROR "expected one line on stderr and nothing on stdout\nstdout:\n${out}\nstderr:\n${err}")
+  endif()
+endif()

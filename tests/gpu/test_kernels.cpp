@@ -1,0 +1,164 @@
+// Every registered kernel, every instantiated (dtype, head_dim, tile), against the FP64 CPU
+// reference on small random shapes: sequence lengths 1, 17, 127 and 1000, seqlen_q != seqlen_k,
+// causal and not, both layouts. Inputs come from the same seeded device generator fa-bench uses.
+#include <catch2/catch.hpp>
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "fa/reference.h"
+#include "fa/registry.h"
+
+namespace {
+
+struct Shape {
+    int batch, heads, seqlen_q, seqlen_k;
+};
+
+// Lengths that are not multiples of any tile, the single-row case, and both Sq > Sk and Sq < Sk.
+const std::vector<Shape> kShapes = {
+    {1, 1, 1, 1}, {2, 3, 17, 17}, {1, 2, 127, 127}, {1, 2, 1000, 1000}, {2, 2, 17, 1000}, {1, 2, 1000, 17},
+    {1, 1, 300, 129},
+};
+const std::vector<int> kHeadDims = {32, 64, 96, 128, 256};
+const std::vector<fa::DType> kDTypes = {fa::DType::BFloat16, fa::DType::Float16, fa::DType::Float32};
+
+void cuda_ok(cudaError_t e) { REQUIRE(cudaGetErrorString(e) == std::string(cudaGetErrorString(cudaSuccess))); }
+
+struct DeviceTensors {
+    void *q = nullptr, *k = nullptr, *v = nullptr, *o = nullptr, *ws = nullptr;
+    ~DeviceTensors() {
+        for (void* p : {q, k, v, o, ws}) cudaFree(p);
+    }
+};
+
+// (kernel slug, dtype, head_dim, tile) of every instance that ran at least one case.
+std::set<std::tuple<std::string, int, int, int, int, int>>& covered() {
+    static std::set<std::tuple<std::string, int, int, int, int, int>> s;
+    return s;
+}
+
+void run_case(fa::DType dtype, int head_dim, const Shape& sh, bool causal, fa::Layout layout) {
+    fa::ProblemShape p;
+    p.batch = sh.batch;
+    p.heads = sh.heads;
+    p.seqlen_q = sh.seqlen_q;
+    p.seqlen_k = sh.seqlen_k;
+    p.head_dim = head_dim;
+    p.causal = causal;
+    p.dtype = dtype;
+    p.layout = layout;
+
+    // Which instances run this case? Skip the reference work when none do.
+    std::vector<std::pair<const fa::KernelInfo*, const fa::KernelInstance*>> work;
+    int dev = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceProp prop{};
+    cudaGetDeviceProperties(&prop, dev);
+    const int sm = prop.major * 10 + prop.minor;
+    for (const fa::KernelInfo& k : fa::kernel_registry()) {
+        if (sm < k.min_sm) continue;
+        for (const fa::KernelInstance& inst : k.instances())
+            if (inst.dtype == dtype && (inst.head_dim == 0 || inst.head_dim == head_dim) &&
+                inst.smem_bytes <= prop.sharedMemPerBlockOptin)
+                work.emplace_back(&k, &inst);
+    }
+    if (work.empty()) return;
+
+    const std::size_t es = fa::dtype_bytes(dtype);
+    const std::size_t q_elems = static_cast<std::size_t>(p.batch) * p.seqlen_q * p.heads * head_dim;
+    const std::size_t kv_elems = static_cast<std::size_t>(p.batch) * p.seqlen_k * p.heads * head_dim;
+    DeviceTensors t;
+    cuda_ok(cudaMalloc(&t.q, q_elems * es));
+    cuda_ok(cudaMalloc(&t.k, kv_elems * es));
+    cuda_ok(cudaMalloc(&t.v, kv_elems * es));
+    cuda_ok(cudaMalloc(&t.o, q_elems * es));
+    const uint64_t seed = 1234 + static_cast<uint64_t>(sh.seqlen_q) * 7919 + sh.seqlen_k + head_dim;
+    cuda_ok(fa::fill_random_normal(t.q, dtype, q_elems, seed, 0, nullptr));
+    cuda_ok(fa::fill_random_normal(t.k, dtype, kv_elems, seed, 1, nullptr));
+    cuda_ok(fa::fill_random_normal(t.v, dtype, kv_elems, seed, 2, nullptr));
+    cuda_ok(cudaDeviceSynchronize());
+
+    auto host_float = [&](const void* d, std::size_t n) {
+        std::vector<unsigned char> raw(n * es);
+        cuda_ok(cudaMemcpy(raw.data(), d, raw.size(), cudaMemcpyDeviceToHost));
+        return fa::to_float_vector(raw.data(), dtype, n);
+    };
+    const std::vector<double> ref64 =
+        fa::attention_reference_cpu(p, host_float(t.q, q_elems), host_float(t.k, kv_elems), host_float(t.v, kv_elems));
+    const std::vector<float> ref(ref64.begin(), ref64.end());
+
+    fa::FwdParams prm{};
+    prm.q = t.q;
+    prm.k = t.k;
+    prm.v = t.v;
+    prm.o = t.o;
+    fa::set_strides(p, &prm);
+    prm.batch = p.batch;
+    prm.heads = p.heads;
+    prm.seqlen_q = p.seqlen_q;
+    prm.seqlen_k = p.seqlen_k;
+    prm.head_dim = head_dim;
+    prm.scale = fa::effective_scale(p);
+    prm.scale_log2 = prm.scale * 1.4426950408889634f;
+    prm.causal = causal;
+    prm.dtype = dtype;
+
+    for (auto [kernel, inst] : work) {
+        const std::string label = fmt::format("{} {} d{} {}x{}x{} b{} h{} sq{} sk{} causal{} {}", kernel->slug,
+                                              fa::dtype_name(dtype), head_dim, inst->tile.m_block_size,
+                                              inst->tile.n_block_size, inst->tile.num_threads, p.batch, p.heads,
+                                              p.seqlen_q, p.seqlen_k, causal, fa::layout_name(layout));
+        INFO(label);
+        std::size_t ws_bytes = kernel->workspace_bytes ? kernel->workspace_bytes(p) : 0;
+        if (t.ws) cudaFree(t.ws), t.ws = nullptr;
+        if (ws_bytes) cuda_ok(cudaMalloc(&t.ws, ws_bytes));
+        prm.workspace = t.ws;
+        prm.workspace_bytes = ws_bytes;
+        cuda_ok(cudaMemset(t.o, 0xFF, q_elems * es));  // NaN poison: unwritten outputs fail
+        cuda_ok(inst->launch(prm, nullptr));
+        cuda_ok(cudaDeviceSynchronize());
+        const fa::CheckResult c = fa::compare_outputs(host_float(t.o, q_elems), ref, dtype);
+        INFO("rel_l2_err " << c.rel_l2_err << " max_abs_err " << c.max_abs_err << " " << c.reason);
+        CHECK(c.pass);
+        covered().insert({kernel->slug, static_cast<int>(dtype), inst->head_dim, inst->tile.m_block_size,
+                          inst->tile.n_block_size, inst->tile.num_threads});
+    }
+}
+
+}  // namespace
+
+TEST_CASE("every kernel matches the FP64 reference on the shape matrix", "[gpu]") {
+    for (fa::DType dtype : kDTypes)
+        for (int d : kHeadDims)
+            for (const Shape& sh : kShapes)
+                for (bool causal : {false, true}) {
+                    // bhsd on the odd shapes only: it changes strides, not the arithmetic.
+                    run_case(dtype, d, sh, causal, fa::Layout::BSHD);
+                    if (sh.seqlen_q != sh.seqlen_k || sh.seqlen_q == 17) run_case(dtype, d, sh, causal, fa::Layout::BHSD);
+                }
+}
+
+TEST_CASE("every registered instance was covered by the matrix", "[gpu]") {
+    int dev = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceProp prop{};
+    cudaGetDeviceProperties(&prop, dev);
+    for (const fa::KernelInfo& k : fa::kernel_registry()) {
+        if (prop.major * 10 + prop.minor < k.min_sm) {
+            WARN(k.slug << " needs sm_" << k.min_sm << ": not covered on this GPU");
+            continue;
+        }
+        for (const fa::KernelInstance& inst : k.instances()) {
+            INFO(k.slug << " " << fa::dtype_name(inst.dtype) << " head_dim " << inst.head_dim << " tile "
+                        << inst.tile.m_block_size << "x" << inst.tile.n_block_size << "x" << inst.tile.num_threads);
+            CHECK(covered().count({k.slug, static_cast<int>(inst.dtype), inst.head_dim, inst.tile.m_block_size,
+                                   inst.tile.n_block_size, inst.tile.num_threads}) == 1);
+        }
+    }
+}

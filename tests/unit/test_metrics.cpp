@@ -1,0 +1,68 @@
+#include <catch2/catch.hpp>
+
+#include "fa/problem.h"
+
+using fa::ProblemShape;
+
+namespace {
+ProblemShape shape(int b, int h, int sq, int sk, int d, bool causal, fa::DType t = fa::DType::BFloat16) {
+    ProblemShape p;
+    p.batch = b;
+    p.heads = h;
+    p.seqlen_q = sq;
+    p.seqlen_k = sk;
+    p.head_dim = d;
+    p.causal = causal;
+    p.dtype = t;
+    return p;
+}
+}  // namespace
+
+TEST_CASE("unmasked score count, top-left causal", "[metrics]") {
+    CHECK(fa::unmasked_scores(4, 4, false) == 16);
+    CHECK(fa::unmasked_scores(4, 4, true) == 1 + 2 + 3 + 4);
+    // Sq > Sk: rows 4 and 5 see all four keys.
+    CHECK(fa::unmasked_scores(6, 4, true) == 10 + 4 + 4);
+    // Sq < Sk: rows 0 and 1 see 1 and 2 keys; the other keys are never visible.
+    CHECK(fa::unmasked_scores(2, 5, true) == 1 + 2);
+    CHECK(fa::unmasked_scores(1, 1, true) == 1);
+}
+
+TEST_CASE("FLOPs are 4·B·H·D per unmasked score", "[metrics]") {
+    // The example's default: 4·4·16·8192·8192·128 = 2,199,023,255,552.
+    CHECK(fa::attention_flops(shape(4, 16, 8192, 8192, 128, false)) == 2199023255552.0);
+    // Causal halves it up to the diagonal: 8192·8193/2 scores per head.
+    CHECK(fa::attention_flops(shape(4, 16, 8192, 8192, 128, true)) == 4.0 * 4 * 16 * 128 * (8192.0 * 8193 / 2));
+    CHECK(fa::attention_flops(shape(2, 3, 6, 4, 8, true)) == 4.0 * 2 * 3 * 8 * 18);
+}
+
+TEST_CASE("compulsory bytes read Q, K, V once and write O once", "[metrics]") {
+    // (2·1280 + 2·1536)·1·16·128·2 B = 23,068,672 B.
+    CHECK(fa::compulsory_bytes(shape(1, 16, 1280, 1536, 128, false)) == 23068672.0);
+    CHECK(fa::compulsory_bytes(shape(1, 1, 10, 10, 8, false, fa::DType::Float32)) == 40.0 * 8 * 4);
+    // Intensity of the default problem: 2.199e12 / (4·8192·4·16·128·2 B = 536,870,912 B) = 4096.
+    CHECK(fa::arithmetic_intensity(shape(4, 16, 8192, 8192, 128, false)) == Approx(4096.0));
+}
+
+TEST_CASE("layouts give the strides of their dimension order", "[metrics]") {
+    ProblemShape p = shape(2, 3, 5, 7, 8, false);
+    fa::FwdParams f{};
+    fa::set_strides(p, &f);
+    CHECK(f.q_row_stride == 3 * 8);  // bshd: consecutive rows are heads·D apart
+    CHECK(f.q_head_stride == 8);
+    CHECK(f.q_batch_stride == 5 * 3 * 8);
+    CHECK(f.k_batch_stride == 7 * 3 * 8);
+    p.layout = fa::Layout::BHSD;
+    fa::set_strides(p, &f);
+    CHECK(f.q_row_stride == 8);
+    CHECK(f.q_head_stride == 5 * 8);
+    CHECK(f.k_head_stride == 7 * 8);
+    CHECK(f.o_batch_stride == 3 * 5 * 8);
+}
+
+TEST_CASE("softmax scale defaults to 1/sqrt(head_dim)", "[metrics]") {
+    ProblemShape p = shape(1, 1, 1, 1, 64, false);
+    CHECK(fa::effective_scale(p) == Approx(0.125f));
+    p.softmax_scale = 0.5f;
+    CHECK(fa::effective_scale(p) == 0.5f);
+}

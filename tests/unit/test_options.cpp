@@ -1,0 +1,142 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "options.h"
+
+namespace {
+
+struct Parsed {
+    int code;
+    std::string message;
+    fa::Options opts;
+};
+
+Parsed parse(std::vector<const char*> args) {
+    args.insert(args.begin(), "fa-bench");
+    Parsed p;
+    p.code = fa::parse_options(static_cast<int>(args.size()), args.data(), &p.opts, &p.message);
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("defaults are the CuTe DSL example's", "[options]") {
+    const Parsed p = parse({});
+    REQUIRE(p.code == 0);
+    REQUIRE(p.message.empty());
+    const fa::Options& o = p.opts;
+    CHECK(o.dtypes == std::vector<fa::DType>{fa::DType::BFloat16});
+    CHECK(o.batch_size == std::vector<int>{4});
+    CHECK(o.seqlen_q == std::vector<int>{8192});
+    CHECK(o.seqlen_k == std::vector<int>{8192});
+    CHECK(o.num_head == std::vector<int>{16});
+    CHECK(o.head_dim == std::vector<int>{128});
+    CHECK(o.causal == std::vector<int>{0});
+    CHECK(o.warmup_iterations == 3);
+    CHECK(o.iterations == 10);
+    CHECK_FALSE(o.skip_ref_check);
+    CHECK_FALSE(o.use_cold_l2);
+    CHECK_FALSE(o.tile_given());  // each kernel takes its tuned tile
+    CHECK(o.softmax_scale == 0.0f);
+    CHECK(o.layout == fa::Layout::BSHD);
+}
+
+TEST_CASE("every flag is parsed", "[options]") {
+    const Parsed p = parse({"--dtype", "Float16", "--batch_size", "2", "--seqlen_q", "1280", "--seqlen_k", "1536",
+                            "--num_head", "8", "--head_dim", "64", "--softmax_scale", "0.5", "--m_block_size", "64",
+                            "--n_block_size", "32", "--num_threads", "64", "--is_causal", "--warmup_iterations", "0",
+                            "--iterations", "7", "--skip_ref_check", "--use_cold_l2", "--kernel", "naive", "--csv",
+                            "x.csv", "--seed", "42", "--layout", "bhsd", "--save_tensors", "dir", "--profile"});
+    REQUIRE(p.code == 0);
+    const fa::Options& o = p.opts;
+    CHECK(o.dtypes == std::vector<fa::DType>{fa::DType::Float16});
+    CHECK(o.batch_size == std::vector<int>{2});
+    CHECK(o.seqlen_q == std::vector<int>{1280});
+    CHECK(o.seqlen_k == std::vector<int>{1536});
+    CHECK(o.num_head == std::vector<int>{8});
+    CHECK(o.head_dim == std::vector<int>{64});
+    CHECK(o.softmax_scale == 0.5f);
+    CHECK(o.m_block_size == std::vector<int>{64});
+    CHECK(o.n_block_size == std::vector<int>{32});
+    CHECK(o.num_threads == std::vector<int>{64});
+    CHECK(o.causal == std::vector<int>{1});
+    CHECK(o.warmup_iterations == 0);
+    CHECK(o.iterations == 7);
+    CHECK(o.skip_ref_check);
+    CHECK(o.use_cold_l2);
+    CHECK(o.kernels == std::vector<std::string>{"naive"});
+    CHECK(o.csv == "x.csv");
+    CHECK(o.seed == 42);
+    CHECK(o.layout == fa::Layout::BHSD);
+    CHECK(o.save_tensors == "dir");
+    CHECK(o.profile);
+}
+
+TEST_CASE("comma lists sweep shapes, dtypes and causal", "[options]") {
+    const Parsed p = parse({"--seqlen_q", "1024,2048,4096", "--head_dim", "64,128", "--causal", "0,1", "--dtype",
+                            "BFloat16,Float16"});
+    REQUIRE(p.code == 0);
+    CHECK(p.opts.seqlen_q == std::vector<int>{1024, 2048, 4096});
+    CHECK(p.opts.head_dim == std::vector<int>{64, 128});
+    CHECK(p.opts.causal == std::vector<int>{0, 1});
+    CHECK(p.opts.dtypes == std::vector<fa::DType>{fa::DType::BFloat16, fa::DType::Float16});
+}
+
+TEST_CASE("a partly given tile takes the example's defaults for the rest", "[options]") {
+    const Parsed p = parse({"--n_block_size", "128"});
+    REQUIRE(p.code == 0);
+    CHECK(p.opts.m_block_size == std::vector<int>{128});
+    CHECK(p.opts.n_block_size == std::vector<int>{128});
+    CHECK(p.opts.num_threads == std::vector<int>{128});
+}
+
+TEST_CASE("bad values get one line naming the flag and the rule", "[options]") {
+    struct Case {
+        std::vector<const char*> args;
+        const char* message;
+    };
+    const std::vector<Case> cases = {
+        {{"--head_dim", "100"}, "fa-bench: --head_dim 100: must be a multiple of 8 (16-byte aligned rows)"},
+        {{"--head_dim", "512"}, "fa-bench: --head_dim 512: must be at most 256"},
+        {{"--num_threads", "100"}, "fa-bench: --num_threads 100: must be a multiple of 32 (whole warps)"},
+        {{"--m_block_size", "48", "--num_threads", "128"},
+         "fa-bench: --m_block_size 48 with --num_threads 128: (m_block_size * 2) must be divisible by num_threads"},
+        {{"--batch_size", "0"}, "fa-bench: --batch_size 0: must be a positive integer"},
+        {{"--seqlen_q", "16,-1"}, "fa-bench: --seqlen_q -1: must be a positive integer"},
+        {{"--num_head", "0"}, "fa-bench: --num_head 0: must be a positive integer"},
+        {{"--dtype", "Float64"}, "fa-bench: --dtype Float64: must be one of Float16, BFloat16, Float32"},
+        {{"--layout", "sbhd"}, "fa-bench: --layout sbhd: must be bshd or bhsd"},
+        {{"--causal", "0,3"}, "fa-bench: --causal 3: each value must be 0 or 1"},
+        {{"--iterations", "0"}, "fa-bench: --iterations 0: must be >= 1"},
+        {{"--warmup_iterations", "-1"}, "fa-bench: --warmup_iterations -1: must be >= 0"},
+        {{"--softmax_scale", "-2"}, "fa-bench: --softmax_scale -2: must be a finite positive number"},
+        {{"--kernel", "naive,bogus"}, "fa-bench: --kernel bogus: unknown kernel (fa-bench --list shows the names)"},
+    };
+    for (const Case& c : cases) {
+        INFO(c.args.front());
+        const Parsed p = parse(c.args);
+        CHECK(p.code == 2);
+        CHECK(p.message == c.message);
+        CHECK(p.message.find('\n') == std::string::npos);
+    }
+}
+
+TEST_CASE("is_causal and causal flags exclude each other", "[options]") {
+    const Parsed p = parse({"--is_causal", "--causal", "0,1"});
+    CHECK(p.code == 2);
+    CHECK(p.message.find("--causal") != std::string::npos);
+}
+
+TEST_CASE("unparsable numbers are rejected by name", "[options]") {
+    const Parsed p = parse({"--batch_size", "four"});
+    CHECK(p.code == 2);
+    CHECK(p.message.find("--batch_size") != std::string::npos);
+}
+
+TEST_CASE("help prints usage and exits 0", "[options]") {
+    const Parsed p = parse({"--help"});
+    CHECK(p.code == 0);
+    CHECK(p.message.find("--seqlen_q") != std::string::npos);
+}

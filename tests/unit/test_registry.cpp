@@ -1,0 +1,71 @@
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+
+#include "fa/registry.h"
+
+TEST_CASE("registry: unique slugs, every kernel has instances that obey the tile rules", "[registry]") {
+    std::set<std::string> slugs;
+    for (const fa::KernelInfo& k : fa::kernel_registry()) {
+        INFO(k.slug);
+        CHECK(slugs.insert(k.slug).second);
+        CHECK(k.min_sm >= 80);
+        REQUIRE_FALSE(k.instances().empty());
+        for (const fa::KernelInstance& inst : k.instances()) {
+            CHECK(inst.launch != nullptr);
+            CHECK(inst.head_dim % 8 == 0);
+            if (inst.tile.m_block_size != 0) {
+                CHECK(inst.tile.num_threads % 32 == 0);
+                CHECK((inst.tile.m_block_size * 2) % inst.tile.num_threads == 0);
+                CHECK(inst.kernel_func != nullptr);
+            }
+        }
+    }
+    CHECK(fa::find_kernel("naive") != nullptr);
+    CHECK(fa::find_kernel("no-such-kernel") == nullptr);
+}
+
+TEST_CASE("check_support explains why a problem cannot run", "[registry]") {
+    const fa::KernelInfo* naive = fa::find_kernel("naive");
+    REQUIRE(naive != nullptr);
+    fa::ProblemShape p;
+    const fa::KernelInstance* inst = nullptr;
+
+    CHECK(fa::check_support(*naive, p, nullptr, 90, 227 * 1024, &inst).empty());
+    CHECK(inst != nullptr);
+
+    CHECK(fa::check_support(*naive, p, nullptr, 75, 64 * 1024, &inst) == "needs sm_80 or newer, device is sm_75");
+    CHECK(inst == nullptr);
+
+    p.head_dim = 12;
+    CHECK(fa::check_support(*naive, p, nullptr, 90, 227 * 1024, &inst) ==
+          "head_dim must be a multiple of 8 (16-byte rows)");
+}
+
+TEST_CASE("check_support on tiled kernels names the valid tiles", "[registry]") {
+    for (const fa::KernelInfo& k : fa::kernel_registry()) {
+        const fa::KernelInstance& first = k.instances().front();
+        if (first.tile.m_block_size == 0) continue;
+        INFO(k.slug);
+        fa::ProblemShape p;
+        p.dtype = first.dtype;
+        p.head_dim = first.head_dim;
+        const fa::KernelInstance* inst = nullptr;
+        // No tile given: the first (default) instance.
+        REQUIRE(fa::check_support(k, p, nullptr, 90, 227 * 1024, &inst).empty());
+        CHECK(inst == &first);
+        // A tile that obeys the rules but is not instantiated.
+        const fa::TileConfig odd{256, 16, 512};
+        const std::string why = fa::check_support(k, p, &odd, 90, 227 * 1024, &inst);
+        CHECK(why.find("256x16x512") != std::string::npos);
+        CHECK(why.find("valid:") != std::string::npos);
+        CHECK(inst == nullptr);
+        // Too little shared memory on the device.
+        const std::string smem = fa::check_support(k, p, nullptr, 90, first.smem_bytes - 1, &inst);
+        if (first.smem_bytes > 0) CHECK(smem.find("shared memory") != std::string::npos);
+        // A head_dim nobody instantiates lists what exists.
+        p.head_dim = 200;
+        CHECK(fa::check_support(k, p, nullptr, 90, 227 * 1024, &inst).find("not instantiated") != std::string::npos);
+    }
+}
