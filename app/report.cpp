@@ -13,7 +13,7 @@ const std::vector<std::string>& csv_columns() {
         "softmax_scale", "m_block_size", "n_block_size", "num_threads", "warmup_iterations", "iterations",
         "use_cold_l2", "seed", "flops", "compulsory_bytes", "arithmetic_intensity", "time_ms_median",
         "time_ms_min", "time_ms_max", "noise_pct", "tflops", "bandwidth_gbs", "check", "max_abs_err",
-        "rel_l2_err", "model_bytes", "bound_ms", "pct_of_bound", "bound_term", "peak_source", "smem_per_cta",
+        "rel_l2_err", "model_bytes", "bound_ms", "pct_of_bound", "bound_term", "peak_source", "peak_tflops", "peak_gbs", "smem_per_cta",
         "regs_per_thread", "ctas_per_sm", "waves", "note"};
     return kColumns;
 }
@@ -47,6 +47,7 @@ std::string csv_line(const ResultRow& r) {
         num(r.noise_pct, r.timed), num(r.tflops, r.timed), num(r.bandwidth_gbs, r.timed), r.check,
         num(r.max_abs_err, r.checked), num(r.rel_l2_err, r.checked), num(r.model_bytes, r.modeled),
         num(r.bound_ms, r.modeled), num(r.pct_of_bound, r.modeled && r.timed), r.bound_term, r.peak_source,
+        num(r.peak_tflops, r.modeled), num(r.peak_gbs, r.modeled),
         count(r.smem_per_cta), count(r.regs_per_thread), count(r.ctas_per_sm), num(r.waves, r.waves > 0), r.note};
     std::string line;
     for (std::size_t i = 0; i < cells.size(); ++i) {

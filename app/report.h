@@ -37,6 +37,7 @@ struct ResultRow {
     bool modeled = false;
     double model_bytes = 0, bound_ms = 0, pct_of_bound = 0;
     std::string bound_term, peak_source;
+    double peak_tflops = 0, peak_gbs = 0;  // the ceilings the bound used
     int smem_per_cta = 0, regs_per_thread = 0, ctas_per_sm = 0;
     double waves = 0;
     std::string note;

@@ -168,6 +168,8 @@ void fill_model(const DeviceInfo& dev, const ProblemShape& p, int m_block, Resul
     r->bound_ms = b.ms;
     r->bound_term = b.term;
     r->peak_source = pk.source;
+    r->peak_tflops = pk.matmul_tflops;
+    r->peak_gbs = pk.dram_gbs;
     r->modeled = true;
     if (r->timed && r->time_ms_median > 0) r->pct_of_bound = 100.0 * b.ms / r->time_ms_median;
 }

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# compute-sanitizer (memcheck, racecheck, synccheck) on every kernel, on small problems with
+# lengths that are not multiples of any tile, causal and not, each head_dim the kernel has.
+#   scripts/sanitize.sh [FA_BENCH] [KERNELS]     (defaults: build/fa-bench, all registered kernels)
+# Prints one line per run and exits 1 if any tool reported an error.
+set -uo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+fa_bench="${1:-$repo/build/fa-bench}"
+kernels="${2:-$("$fa_bench" --list | awk '/ rung /{print $1}' | paste -sd, -)}"
+sanitizer="${COMPUTE_SANITIZER:-compute-sanitizer}"
+status=0
+for tool in memcheck racecheck synccheck; do
+    for kernel in ${kernels//,/ }; do
+        for dtype in BFloat16 Float16; do
+            for d in 64 128; do
+                log="$(mktemp)"
+                "$sanitizer" --tool "$tool" --error-exitcode 99 "$fa_bench" --kernel "$kernel" --dtype "$dtype" \
+                    --batch_size 1 --num_head 2 --seqlen_q 130 --seqlen_k 97 --head_dim "$d" --causal 0,1 \
+                    --warmup_iterations 0 --iterations 1 >"$log" 2>&1
+                rc=$?
+                summary="$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)"
+                # rc 2: fa-bench found nothing it could run (kernel lacks this dtype/head_dim).
+                if ((rc == 2)); then result="n/a (not instantiated)"; elif ((rc == 0)); then result="clean"; else result="FAILED rc=$rc"; status=1; fi
+                printf '%-10s %-18s %-9s d=%-4s %-24s %s\n' "$tool" "$kernel" "$dtype" "$d" "$result" "$summary"
+                ((rc != 0 && rc != 2)) && sed -n 1,40p "$log"
+                rm -f "$log"
+            done
+        done
+    done
+done
+exit $status
