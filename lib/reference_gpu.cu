@@ -27,6 +27,7 @@ __global__ void __launch_bounds__(kThreads) reference_kernel(FwdParams prm, floa
     __shared__ float q_s[kRows][kMaxHeadDim];
     __shared__ float p_s[kRows][kChunk];
     __shared__ float red_s[kRows][kThreads / 32];
+    __shared__ float max_s[kRows];  // row maxima, kept here rather than in 8 more registers (no spills)
 
     const int D = prm.head_dim, Sk = prm.seqlen_k;
     const int row0 = blockIdx.x * kRows;
@@ -73,13 +74,15 @@ __global__ void __launch_bounds__(kThreads) reference_kernel(FwdParams prm, floa
         for (int r = 0; r < kRows; ++r)
             if (visible(r, j)) row_max[r] = fmaxf(row_max[r], score(r, j));
     reduce_rows(row_max, true);
+    if (threadIdx.x < kRows) max_s[threadIdx.x] = row_max[threadIdx.x];
+    __syncthreads();
 
     float row_sum[kRows] = {};
     float acc[kOutPerThread] = {};
     for (int j0 = 0; j0 < Sk; j0 += kChunk) {
         const int j = j0 + threadIdx.x;
         for (int r = 0; r < kRows; ++r) {
-            const float pr = visible(r, j) ? expf(score(r, j) - row_max[r]) : 0.0f;
+            const float pr = visible(r, j) ? expf(score(r, j) - max_s[r]) : 0.0f;
             p_s[r][threadIdx.x] = pr;
             row_sum[r] += pr;
         }

@@ -13,6 +13,10 @@ const std::vector<KernelInfo>& kernel_registry() {
     static const std::vector<KernelInfo> kRegistry = {
         {0, "naive", "materialized S and P in global memory: cuBLAS GEMM, fp32 softmax, cuBLAS GEMM", 80,
          &naive_instances, &naive_workspace_bytes},
+        {1, "tiled", "fused online softmax, Q/K/V tiles in shared memory, FP32 scalar math (no tensor cores)", 80,
+         &tiled_instances},
+        {2, "cp_async", "tiled + cp.async 16-byte copies, two-stage K/V pipeline, 16-byte O stores", 80,
+         &cp_async_instances},
         // FA_LADDER_REGISTRY
     };
     return kRegistry;

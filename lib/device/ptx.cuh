@@ -122,6 +122,9 @@ __device__ __forceinline__ void cp_async_cg_16(uint32_t smem_dst, const void* gm
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_dst), "l"(gmem_src), "r"(src_bytes));
 }
 
+// Waits for every cp.async this thread issued, committed to a group or not (cp.async.wait_all).
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
 // 4-byte shared store (st.shared.b32), for 16-bit fragment pairs in the epilogue.
 __device__ __forceinline__ void st_shared_b32(uint32_t smem_addr, uint32_t v) {
     asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(smem_addr), "r"(v) : "memory");
@@ -135,6 +138,14 @@ __device__ __forceinline__ uint4 ld_shared_v4_b32(uint32_t smem_addr) {
                  : "r"(smem_addr)
                  : "memory");
     return v;
+}
+
+// %tid.x through a volatile read (S2R), so the compiler re-reads it where it is used instead of
+// keeping lane-derived values live across a register-heavy loop.
+__device__ __forceinline__ int tid_x() {
+    int t;
+    asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(t));
+    return t;
 }
 
 // mbarrier (sm_80+): a 64-bit shared-memory barrier with an expected arrival count and a phase

@@ -1,0 +1,380 @@
+// Rung 3 — mma: tensor cores (mma.sync.m16n8k16, fp32 accumulate) fed by ldmatrix from swizzled
+// shared memory, with S and P never leaving registers.
+//
+// What changed from rung 2 (cp_async): both GEMMs move from CUDA-core FMAs to mma.sync, which on
+// an H100 delivers roughly 2/3 of the dense bf16 peak (~650 of 989 TFLOP/s) against ~60 TFLOP/s of
+// fp32 FMA. Everything around the MMAs is arranged so the tensor cores are the bottleneck:
+//   - Q, K, V tiles arrive by 16-byte cp.async into row-major tiles whose 16-byte chunks are XOR
+//     swizzled (smem_swizzle.cuh), so cp.async writes, ldmatrix reads and the epilogue are all
+//     bank-conflict free (an unswizzled 256-byte pitch makes every ldmatrix an 8-way conflict).
+//   - K and V are double buffered: tile i+1 is requested at the top of iteration i, right after
+//     the one __syncthreads per iteration that both publishes tile i and retires tile i-1's
+//     buffer, so a full iteration (~5 µs of MMA per 128x64 tile at d=128) hides its L2 latency.
+//   - S = Q·Kᵀ accumulates in registers; the online softmax runs on the accumulator fragments
+//     (softmax_fragment.cuh, exp2 with the scale folded into one FFMA per element); P is packed to
+//     16 bits straight into the A-operand layout of O += P·V (the C layout of two adjacent n8 tiles
+//     is the A layout of one k16 step), so P never touches shared memory.
+//   - Key tiles are visited last to first, masked ones first: only the causal-diagonal tiles and
+//     the partial last tile run the masking code; the rest take an unmasked instantiation of the
+//     same loop body (FlashAttention-2's split).
+//   - Causal grids launch the heaviest (last) query tiles first to shorten the tail wave.
+//   - Epilogue: O is normalized by 1/l, packed to 16 bits and staged through the warp's own rows
+//     of the Q tile (no CTA barrier needed: only this warp ever reads those rows), then written
+//     with 16-byte coalesced stores. Storing fragments directly would issue 8x as many 4-byte
+//     stores, each touching eight half-filled 32-byte sectors per warp instruction.
+//
+// Tiles (FlashAttention-2's choice for A100/H100, re-derived for H100): 4 warps, 32 query rows
+// per warp (two m16 tiles). Each K/V fragment loaded by ldmatrix then feeds two MMAs instead of
+// one, which halves the shared-memory traffic per FLOP: at d=128, 128x64 tiles need ~192 KB of
+// shared-memory reads+writes per 4.2 MFLOP (22 FLOP/B), versus 13 FLOP/B with 16 rows per warp,
+// which at 128 B/clk/SM would cap an H100 at ~1700 FLOP/clk/SM, barely above FA2's ~1500.
+// The price is registers: 128 fp32 O + 64 fp32 S per thread at d=128 (kBlockN = 64), ~230 in
+// all, so 2 CTAs (8 warps) per SM; smem (96 KB at d=128, 80 KB at d=64) allows the same.
+//   d=128: 128x64, 4 warps.  d=64: 128x128, 4 warps (S is 128 regs, O only 64).
+//
+// Prediction (H100 SXM, bf16, B·H·S = 2·16·8192, non-causal): this is FA2's algorithm with one
+// barrier per key tile instead of two, so ~85-100% of FA2: 300-350 TFLOP/s at d=128, 260-300 at
+// d=64; causal ~10% lower. Against rung 2's CUDA-core math, roughly 10x.
+// Measured: (filled in from results/ after the H100 sweep)
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "device/block_info.cuh"
+#include "device/mask.cuh"
+#include "device/online_softmax.cuh"
+#include "device/ptx.cuh"
+#include "device/smem_swizzle.cuh"
+#include "device/softmax_fragment.cuh"
+#include "fa/kernel_api.h"
+#include "kernels/kernels.h"
+
+namespace fa {
+namespace {
+
+template <typename T_, int kHeadDim_, int kBlockM_, int kBlockN_, int kNWarps_>
+struct MmaTraits {
+    using T = T_;
+    static constexpr int kHeadDim = kHeadDim_;  // D: one Q/K/V/O row
+    static constexpr int kBlockM = kBlockM_;    // query rows per CTA
+    static constexpr int kBlockN = kBlockN_;    // key rows per main-loop iteration
+    static constexpr int kNWarps = kNWarps_;
+    static constexpr int kNThreads = kNWarps * 32;
+    static constexpr int kStages = 2;  // K/V double buffer: tile i+1 loads while tile i computes
+
+    static constexpr int kWarpRows = kBlockM / kNWarps;  // query rows owned by one warp
+    static constexpr int kMTiles = kWarpRows / 16;       // m16 tiles per warp (rows of S and O)
+    static constexpr int kNTilesS = kBlockN / 8;         // n8 tiles of S per m-tile
+    static constexpr int kKStepsQK = kHeadDim / 16;      // k16 steps of S = Q·Kᵀ
+    static constexpr int kNTilesO = kHeadDim / 8;        // n8 tiles of O per m-tile
+    static constexpr int kKStepsPV = kBlockN / 16;       // k16 steps of O += P·V
+
+    static constexpr int kChunksPerRow = kHeadDim / kChunkElems;          // 16-byte chunks per row
+    static constexpr int kCopyRowsPerPass = kNThreads / kChunksPerRow;    // rows one cp.async sweep covers
+    static constexpr int kRowBytes = kHeadDim * static_cast<int>(sizeof(T));  // smem row pitch
+
+    static constexpr int kTileQBytes = kBlockM * kRowBytes;   // 32 KB at 128 x d128
+    static constexpr int kTileKVBytes = kBlockN * kRowBytes;  // one K or V stage: 16 KB at 64 x d128
+    // Q, then kStages K tiles, then kStages V tiles; O reuses Q's rows in the epilogue.
+    static constexpr int kSmemBytes = kTileQBytes + 2 * kStages * kTileKVBytes;
+
+    static_assert(sizeof(T) == 2, "mma.sync.m16n8k16 here takes bf16 or fp16 operands");
+    static_assert(kHeadDim % 64 == 0, "the 8-chunk XOR swizzle needs rows of whole 128-byte segments");
+    static_assert(kWarpRows % 16 == 0, "each warp owns whole m16 tiles");
+    static_assert(kBlockN % 16 == 0, "P·V consumes keys in k16 steps");
+    static_assert(kNThreads % kChunksPerRow == 0, "a cp.async sweep covers whole rows");
+    static_assert(kCopyRowsPerPass % 8 == 0,
+                  "each thread's row & 7 must be the same in every sweep so its swizzled column is fixed");
+    static_assert(kBlockM % kCopyRowsPerPass == 0 && kBlockN % kCopyRowsPerPass == 0,
+                  "tiles are copied in whole sweeps");
+    static_assert((kBlockM * 2) % kNThreads == 0, "fa-bench tile rule (the CuTe example's copy partition)");
+    static_assert(kSmemBytes <= 227 * 1024, "must fit the H100/A100 per-block shared-memory opt-in");
+};
+
+// Hides a pointer's derivation from the optimizer (an empty asm, no instruction). Without it,
+// loop strength reduction turns each of the 2·kBlockN/kCopyRowsPerPass per-sweep source addresses
+// of the K/V loads into its own 64-bit induction variable (32 registers at d=128) and ptxas, at
+// the 255-register ceiling, spills them; with it, one pointer per tensor is carried and the
+// sweeps add uniform offsets.
+template <typename P>
+__device__ __forceinline__ P* opaque_ptr(P* ptr) {
+    asm("" : "+l"(ptr));
+    return ptr;
+}
+
+// This thread's share of a kRows-row tile copy: chunk tid % kChunksPerRow of rows
+// tid / kChunksPerRow + kCopyRowsPerPass·pass, by 16-byte cp.async. smem_dst and gmem_src point at
+// the thread's first chunk; the swizzled column is the same in every sweep (kCopyRowsPerPass is a
+// multiple of 8), so sweeps differ by compile-time smem offsets and a uniform global stride.
+// With kCheckBounds, rows at or past valid_rows are zero-filled (src_bytes = 0) from `fallback`,
+// row 0 of the tensor slice, which always exists. Only the Q tile and the first (highest) key
+// tile can be partial; every key tile loaded inside the main loop lies below it and is full, so
+// those loads skip the check.
+template <typename Tr, int kRows, bool kCheckBounds>
+__device__ __forceinline__ void cp_async_rows(uint32_t smem_dst, const typename Tr::T* gmem_src, int64_t row_stride,
+                                              int first_row, int valid_rows, const typename Tr::T* fallback) {
+    static_assert(kRows % Tr::kCopyRowsPerPass == 0, "whole sweeps");
+#pragma unroll
+    for (int pass = 0; pass < kRows / Tr::kCopyRowsPerPass; ++pass) {
+        const uint32_t d = smem_dst + static_cast<uint32_t>(pass * Tr::kCopyRowsPerPass * Tr::kRowBytes);
+        const typename Tr::T* g = gmem_src + pass * Tr::kCopyRowsPerPass * row_stride;
+        if constexpr (kCheckBounds) {
+            const bool in_bounds = first_row + pass * Tr::kCopyRowsPerPass < valid_rows;
+            ptx::cp_async_cg_16(d, in_bounds ? g : fallback, in_bounds ? 16 : 0);
+        } else {
+            ptx::cp_async_cg_16(d, g);
+        }
+    }
+}
+
+// One key tile: S = Q·Kᵀ, mask (kMasked only), online softmax, O += P·V. v: kRowsFirst addresses
+// of the current V stage; q_delta moves them to this warp's Q rows, k_delta to the current K
+// stage in kChunksFirst order (smem_swizzle.cuh). The register order each ldmatrix.x4 yields is
+// documented at its use.
+template <typename Tr, bool kMasked>
+__device__ __forceinline__ void mma_key_tile(const LdsmAddr<Tr::kRowBytes>& v, int32_t q_delta, int32_t k_delta,
+                                             float (&o)[Tr::kMTiles][Tr::kNTilesO][4], float (&m)[Tr::kMTiles][2],
+                                             float (&l)[Tr::kMTiles][2], int m_start, int n_start, int seqlen_k,
+                                             bool causal, float scale_log2) {
+    using T = typename Tr::T;
+
+    float s[Tr::kMTiles][Tr::kNTilesS][4];
+#pragma unroll
+    for (int mt = 0; mt < Tr::kMTiles; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < Tr::kNTilesS; ++nt)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) s[mt][nt][i] = 0.0f;
+
+#pragma unroll
+    for (int kk = 0; kk < Tr::kKStepsQK; ++kk) {
+        // Q, kRowsFirst: matrices (rows +0..7, k lo), (+8..15, k lo), (+0..7, k hi),
+        // (+8..15, k hi) are exactly a0..a3 of m16n8k16.
+        uint32_t qa[Tr::kMTiles][4];
+#pragma unroll
+        for (int mt = 0; mt < Tr::kMTiles; ++mt) ptx::ldmatrix_x4(qa[mt], v(mt, kk, q_delta));
+#pragma unroll
+        for (int np = 0; np < Tr::kNTilesS / 2; ++np) {
+            // K rows are S columns. kChunksFirst: matrices (keys +0..7, k lo), (+0..7, k hi),
+            // (+8..15, k lo), (+8..15, k hi) give b0, b1 of n-tile 2np, then b0, b1 of 2np+1.
+            uint32_t kb[4];
+            ptx::ldmatrix_x4(kb, v(np, kk, k_delta));
+            const uint32_t b_even[2] = {kb[0], kb[1]};
+            const uint32_t b_odd[2] = {kb[2], kb[3]};
+#pragma unroll
+            for (int mt = 0; mt < Tr::kMTiles; ++mt) {
+                ptx::mma_m16n8k16<T>(s[mt][2 * np], qa[mt], b_even);
+                ptx::mma_m16n8k16<T>(s[mt][2 * np + 1], qa[mt], b_odd);
+            }
+        }
+    }
+
+    if constexpr (kMasked) {
+        // Lane-dependent row/column origins are re-derived here from a fresh %tid.x rather than
+        // kept live across the Q·Kᵀ loop, where they cost the 3 registers that made this loop
+        // spill at 128x64xd128.
+        const int tid = ptx::tid_x();
+        const int row0 = m_start + (tid / 32) * Tr::kWarpRows + (tid % 32) / 4;
+        const int col0 = n_start + 2 * (tid % 4);
+        mask_fragment(s, row0, col0, seqlen_k, causal);
+    }
+    softmax_rescale_fragment<true>(s, o, m, l, scale_log2);
+
+    uint32_t pa[Tr::kMTiles][Tr::kKStepsPV][4];
+    convert_p_fragment<T>(s, pa);
+
+#pragma unroll
+    for (int kk = 0; kk < Tr::kKStepsPV; ++kk) {
+#pragma unroll
+        for (int np = 0; np < Tr::kNTilesO / 2; ++np) {
+            // V rows are keys (the k of P·V). kRowsFirst + .trans: matrices (keys +0..7, d lo),
+            // (+8..15, d lo), (+0..7, d hi), (+8..15, d hi) give b0, b1 of n-tile 2np, then b0, b1
+            // of n-tile 2np+1.
+            uint32_t vb[4];
+            ptx::ldmatrix_x4_trans(vb, v(kk, np));
+            const uint32_t b_even[2] = {vb[0], vb[1]};
+            const uint32_t b_odd[2] = {vb[2], vb[3]};
+#pragma unroll
+            for (int mt = 0; mt < Tr::kMTiles; ++mt) {
+                ptx::mma_m16n8k16<T>(o[mt][2 * np], pa[mt][kk], b_even);
+                ptx::mma_m16n8k16<T>(o[mt][2 * np + 1], pa[mt][kk], b_odd);
+            }
+        }
+    }
+}
+
+template <typename Tr>
+__global__ void __launch_bounds__(Tr::kNThreads, 2) mma_fwd_kernel(const __grid_constant__ FwdParams p) {
+    using T = typename Tr::T;
+    extern __shared__ __align__(128) unsigned char smem_raw[];
+    // Shared layout: Q | K stage 0 | K stage 1 | V stage 0 | V stage 1; O reuses Q's rows.
+    const uint32_t sQ = ptx::smem_u32(smem_raw);
+    const uint32_t sK = sQ + Tr::kTileQBytes;
+    const uint32_t sV = sK + Tr::kStages * Tr::kTileKVBytes;
+
+    // Causal: the last query tiles see the most keys; issuing them first shortens the tail.
+    const int m_block = p.causal ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
+    const int m_start = m_block * Tr::kBlockM;
+    const BlockInfo<T> bi(p);
+    const int tid = threadIdx.x;
+    const int warp = tid / 32;
+    const int lane = tid % 32;
+    const int warp_row = warp * Tr::kWarpRows;  // first row of this warp inside the tile
+
+    const int n_tiles = num_key_tiles(p, m_start, Tr::kBlockM, Tr::kBlockN);
+    // Tiles are visited from the last one down; those needing a mask (causal diagonal, partial
+    // tail) are a suffix of the key range, so they come first and the rest run unmasked.
+    int n_masked = 0;
+    while (n_masked < n_tiles &&
+           tile_needs_mask(m_start, (n_tiles - 1 - n_masked) * Tr::kBlockN, Tr::kBlockN, p.seqlen_k, p.causal)) {
+        ++n_masked;
+    }
+
+    // Prologue: Q and the highest key tile (the only partial ones), one commit group.
+    const int cp_row = tid / Tr::kChunksPerRow;
+    const int cp_chunk = tid % Tr::kChunksPerRow;
+    const uint32_t cp_off = static_cast<uint32_t>(swizzled_offset<Tr::kHeadDim>(cp_row, cp_chunk) * sizeof(T));
+    cp_async_rows<Tr, Tr::kBlockM, true>(sQ + cp_off,
+                                         bi.q + (m_start + cp_row) * p.q_row_stride + cp_chunk * kChunkElems,
+                                         p.q_row_stride, cp_row, p.seqlen_q - m_start, bi.q);
+    const int n_last = (n_tiles - 1) * Tr::kBlockN;
+    // The K/V source of a sweep is tile pointer (uniform: lives in uniform registers) + this
+    // thread's 32-bit offset (cp_row < kCopyRowsPerPass, so it is small) + a uniform sweep stride.
+    const int k_thread_off = cp_row * static_cast<int>(p.k_row_stride) + cp_chunk * kChunkElems;
+    const int v_thread_off = cp_row * static_cast<int>(p.v_row_stride) + cp_chunk * kChunkElems;
+    cp_async_rows<Tr, Tr::kBlockN, true>(sK + cp_off, bi.k + n_last * p.k_row_stride + k_thread_off, p.k_row_stride,
+                                         cp_row, p.seqlen_k - n_last, bi.k);
+    cp_async_rows<Tr, Tr::kBlockN, true>(sV + cp_off, bi.v + n_last * p.v_row_stride + v_thread_off, p.v_row_stride,
+                                         cp_row, p.seqlen_k - n_last, bi.v);
+    ptx::cp_async_commit_group();
+
+    // Stage bookkeeping without per-iteration address math: v_addr points at the current V
+    // stage, kv_dst at the other stage's K slot; both move by ±kTileKVBytes each iteration. K
+    // and Q addresses are v_addr plus one register each (smem_swizzle.cuh).
+    LdsmAddr<Tr::kRowBytes> v_addr(sV, lane);
+    const int32_t k_delta = static_cast<int32_t>(sK - sV) + ldsm_chunks_first_delta<Tr::kRowBytes>(lane);
+    int32_t q_delta = static_cast<int32_t>(sQ + warp_row * Tr::kRowBytes - sV);
+    uint32_t kv_dst = sK + Tr::kTileKVBytes + cp_off;  // V's is kv_dst + (sV - sK)
+
+    float o[Tr::kMTiles][Tr::kNTilesO][4];
+    float m[Tr::kMTiles][2];
+    float l[Tr::kMTiles][2];
+#pragma unroll
+    for (int mt = 0; mt < Tr::kMTiles; ++mt) {
+#pragma unroll
+        for (int nt = 0; nt < Tr::kNTilesO; ++nt)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) o[mt][nt][i] = 0.0f;
+        m[mt][0] = m[mt][1] = -CUDART_INF_F;
+        l[mt][0] = l[mt][1] = 0.0f;
+    }
+
+    // Iteration i handles key tile n_tiles-1-i.
+    auto iteration = [&](int i, auto masked) {
+        ptx::cp_async_wait_group<0>();
+        // Publishes tile i to every warp and proves all warps are done with tile i-1, whose
+        // stage the next load overwrites.
+        __syncthreads();
+        if (i + 1 < n_tiles) {
+            const int n0 = (n_tiles - 2 - i) * Tr::kBlockN;
+            cp_async_rows<Tr, Tr::kBlockN, false>(kv_dst, opaque_ptr(bi.k + n0 * p.k_row_stride) + k_thread_off,
+                                                  p.k_row_stride, 0, 0, nullptr);
+            cp_async_rows<Tr, Tr::kBlockN, false>(kv_dst + (sV - sK), opaque_ptr(bi.v + n0 * p.v_row_stride) + v_thread_off,
+                                                  p.v_row_stride, 0, 0, nullptr);
+            ptx::cp_async_commit_group();
+        }
+        mma_key_tile<Tr, decltype(masked)::value>(v_addr, q_delta, k_delta, o, m, l, m_start,
+                                                  (n_tiles - 1 - i) * Tr::kBlockN, p.seqlen_k, p.causal,
+                                                  p.scale_log2);
+        const int32_t stage_step = (i & 1) ? -Tr::kTileKVBytes : Tr::kTileKVBytes;  // to the other stage
+        v_addr.advance(stage_step);
+        q_delta -= stage_step;
+        kv_dst -= stage_step;
+    };
+    int i = 0;
+    for (; i < n_masked; ++i) iteration(i, std::true_type{});
+    for (; i < n_tiles; ++i) iteration(i, std::false_type{});
+
+    normalize_fragment(o, l);
+
+    // Epilogue: this warp's O rows -> its own rows of sQ (swizzled, 4-byte stores) -> global with
+    // 16-byte stores. Only this warp read those Q rows, so a warp barrier orders its last ldmatrix
+    // before the overwrite; no CTA barrier is needed.
+    __syncwarp();
+#pragma unroll
+    for (int mt = 0; mt < Tr::kMTiles; ++mt) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int r = warp_row + 16 * mt + 8 * h + lane / 4;
+#pragma unroll
+            for (int nt = 0; nt < Tr::kNTilesO; ++nt) {
+                const uint32_t off = static_cast<uint32_t>(swizzled_offset<Tr::kHeadDim>(r, nt) * sizeof(T));
+                ptx::st_shared_b32(sQ + off + 4 * (lane % 4), ptx::pack2<T>(o[mt][nt][2 * h], o[mt][nt][2 * h + 1]));
+            }
+        }
+    }
+    __syncwarp();
+    constexpr int kRowsPerStore = 32 / Tr::kChunksPerRow;  // rows one warp-wide 16-byte store covers
+    static_assert(Tr::kWarpRows % kRowsPerStore == 0, "whole store sweeps per warp");
+    const int st_chunk = lane % Tr::kChunksPerRow;
+#pragma unroll
+    for (int it = 0; it < Tr::kWarpRows / kRowsPerStore; ++it) {
+        const int r = warp_row + it * kRowsPerStore + lane / Tr::kChunksPerRow;
+        const uint4 val =
+            ptx::ld_shared_v4_b32(sQ + static_cast<uint32_t>(swizzled_offset<Tr::kHeadDim>(r, st_chunk) * sizeof(T)));
+        if (m_start + r < p.seqlen_q) {
+            *reinterpret_cast<uint4*>(bi.o + (m_start + r) * p.o_row_stride + st_chunk * kChunkElems) = val;
+        }
+    }
+}
+
+template <typename Tr>
+cudaError_t launch_mma(const FwdParams& p, cudaStream_t stream) {
+    const auto kernel = mma_fwd_kernel<Tr>;
+    if (Tr::kSmemBytes > 48 * 1024) {
+        const cudaError_t e =
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
+        if (e != cudaSuccess) return e;
+    }
+    // Two CTAs need 2·(96 KB + 1 KB reserved) of shared memory; ask for the largest carveout so
+    // the driver does not settle for a split that fits only one (cp.async.cg bypasses L1 anyway).
+    const cudaError_t e =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
+    if (e != cudaSuccess) return e;
+    const dim3 grid((p.seqlen_q + Tr::kBlockM - 1) / Tr::kBlockM, p.heads, p.batch);
+    kernel<<<grid, Tr::kNThreads, Tr::kSmemBytes, stream>>>(p);
+    return cudaGetLastError();
+}
+
+template <typename Tr, DType kDType>
+KernelInstance mma_instance() {
+    return KernelInstance{kDType,
+                          Tr::kHeadDim,
+                          TileConfig{Tr::kBlockM, Tr::kBlockN, Tr::kNThreads},
+                          static_cast<std::size_t>(Tr::kSmemBytes),
+                          reinterpret_cast<const void*>(mma_fwd_kernel<Tr>),
+                          launch_mma<Tr>};
+}
+
+}  // namespace
+
+// First row per (dtype, head_dim) is the default. The 128x64 row at d=64 is the alternative for
+// short sequences (half the key tile: less masked waste on the causal diagonal).
+const std::vector<KernelInstance>& mma_instances() {
+    static const std::vector<KernelInstance> instances = {
+        mma_instance<MmaTraits<__nv_bfloat16, 128, 128, 32, 4>, DType::BFloat16>(),
+        mma_instance<MmaTraits<__nv_bfloat16, 64, 128, 64, 4>, DType::BFloat16>(),
+        mma_instance<MmaTraits<__half, 128, 128, 32, 4>, DType::Float16>(),
+        mma_instance<MmaTraits<__half, 64, 128, 64, 4>, DType::Float16>(),
+        mma_instance<MmaTraits<__nv_bfloat16, 128, 64, 64, 4>, DType::BFloat16>(),
+        mma_instance<MmaTraits<__nv_bfloat16, 64, 64, 64, 4>, DType::BFloat16>(),
+    };
+    return instances;
+}
+
+}  // namespace fa

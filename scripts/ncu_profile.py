@@ -1,0 +1,730 @@
+#!/usr/bin/env python3
+"""Nsight Compute counters for fa-bench's kernels, joined with fa-bench's napkin model.
+
+    python3 scripts/ncu_profile.py --kernel mma,naive --batch_size 4 --seqlen_q 4096 --seqlen_k 4096 \\
+        --num_head 16 --head_dim 128 --causal 0,1 --out results/h100/ncu.csv
+    python3 scripts/ncu_profile.py --from-ncu-csv results/h100/ncu.raw.csv --explain-csv explain.csv
+
+What it runs (the problem and tile flags are passed to fa-bench verbatim, so fa-bench checks them):
+  1. fa-bench --explain --csv TMP ...           the model columns: tile, model_bytes, compulsory_bytes
+  2. ncu --nvtx --nvtx-include "regex:fa-bench@.*/" --csv --page raw --print-units base
+         --metrics LIST --clock-control none|base --log-file TMP fa-bench --profile ...
+     --profile launches each kernel once per problem inside an NVTX range named
+     "<kernel> <dtype> b<B> h<H> sq<Sq> sk<Sk> d<D> c<0|1>"; the include filter drops everything
+     outside those ranges (the input generator normal_kernel). --log-file keeps ncu's report apart
+     from fa-bench's own stdout. The report is saved next to --out as <out stem>.raw.csv, after
+     three "# ncu_profile.py: key=value" lines (ncu version, clock control, command) that
+     --from-ncu-csv reads back.
+
+Reading ncu's CSV: lines before the header row (the first line starting with "ID") are ncu's
+"==PROF==" banner and are skipped; the row after the header is the units row when its ID cell is
+empty. Numbers may carry thousands separators ("1,234"); "n/a" or an absent metric column becomes
+an empty value. Durations are converted to ms and byte counts to bytes from the units row.
+
+Attributing launches to fa-bench ranges (the naive kernel launches several kernels per range:
+two cuBLAS GEMMs and a softmax):
+  * NVTX text: the first column whose name contains "nvtx" (any case), "push_pop" or "domain",
+    else any other text column (e.g. "Kernel Name" under --print-nvtx-rename kernel), whose
+    cells contain a range name; the last range name in a cell is the innermost.
+  * Without one, by launch order against the runnable rows of the explain CSV (fa-bench profiles
+    in the order it explains): every kernel but naive launches exactly once per range, and the
+    launches left over are split evenly over the naive ranges. If they do not split evenly,
+    the script stops and says so (profile naive on its own, or use a report with NVTX text).
+  When a tile sweep gives one (kernel, problem) several explain rows, their ranges share a name
+  and each launch takes the next row (kernels with a tile launch once per range).
+
+Per (kernel, problem, tile): duration, DRAM bytes read and written and shared-memory bank
+conflicts (loads + stores) are summed over the range's launches; tensor-pipe utilisation and
+achieved occupancy are duration-weighted means; registers per thread is the maximum. The tensor
+pipe is HMMA (mma.sync) or GMMA (wgmma), whichever is busier; "none" when both read 0.
+
+Output: --out CSV (OUTPUT_COLUMNS below, in fa-bench's run order) and, on stdout, a markdown table
+of predicted (model) vs measured DRAM bytes for the README.
+
+Exit status: 0 written; 1 ncu or fa-bench failed, or the counters are not permitted
+(ERR_NVGPUCTRPERM); 2 bad input: ncu or fa-bench not found, unreadable or inconsistent CSV files.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import math
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+
+PROG = "ncu_profile.py"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_FA_BENCH = REPO_ROOT / "build" / "fa-bench"
+
+NVTX_INCLUDE = "regex:fa-bench@.*/"
+META_PREFIX = "# ncu_profile.py:"
+
+# The metrics, in base units (--print-units base).
+M_DURATION = "gpu__time_duration.sum"
+M_DRAM_READ = "dram__bytes_read.sum"
+M_DRAM_WRITE = "dram__bytes_write.sum"
+M_HMMA = "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"  # mma.sync
+M_GMMA = "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active"  # wgmma, sm_90+
+M_BANK_LD = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
+M_BANK_ST = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
+M_OCCUPANCY = "sm__warps_active.avg.pct_of_peak_sustained_active"
+M_REGISTERS = "launch__registers_per_thread"
+M_GRID = "launch__grid_size"
+M_BLOCK = "launch__block_size"
+METRICS = [M_DURATION, M_DRAM_READ, M_DRAM_WRITE, M_HMMA, M_GMMA, M_BANK_LD, M_BANK_ST, M_OCCUPANCY,
+           M_REGISTERS, M_GRID, M_BLOCK]
+# Metrics a GPU may not have (no wgmma before Hopper): ncu is re-run without them if it rejects
+# them, and a missing column is not worth a warning.
+OPTIONAL_METRICS = [M_GMMA]
+# Without these there is nothing to report.
+REQUIRED_METRICS = [M_DURATION, M_DRAM_READ, M_DRAM_WRITE]
+
+# Kernels that launch several CUDA kernels per NVTX range; every other kernel launches one.
+MULTI_LAUNCH_KERNELS = {"naive"}
+
+# fa-bench's --profile range name: "<kernel> <problem>", problem as shape_tag() in app/runner.cpp.
+RANGE_RE = re.compile(r"(?P<kernel>[A-Za-z0-9_]+) (?P<dtype>BFloat16|Float16|Float32) b(?P<batch_size>\d+)"
+                      r" h(?P<num_head>\d+) sq(?P<seqlen_q>\d+) sk(?P<seqlen_k>\d+) d(?P<head_dim>\d+)"
+                      r" c(?P<is_causal>[01])\b")
+KEY_COLUMNS = ["kernel", "dtype", "batch_size", "num_head", "seqlen_q", "seqlen_k", "head_dim", "is_causal"]
+EXPLAIN_COLUMNS = [*KEY_COLUMNS, "m_block_size", "n_block_size", "num_threads", "compulsory_bytes", "model_bytes"]
+
+OUTPUT_COLUMNS = [
+    "kernel", "dtype", "batch_size", "num_head", "seqlen_q", "seqlen_k", "head_dim", "is_causal", "tile",
+    "duration_ms", "dram_read_bytes", "dram_write_bytes", "dram_bytes", "model_bytes", "compulsory_bytes",
+    "measured_over_model", "tensor_pipe_pct", "pipe", "smem_bank_conflicts", "achieved_occupancy_pct",
+    "registers", "clock_control", "ncu_version", "launches",
+]
+
+# Units ncu may print; with --print-units base only nsecond and byte should appear.
+TIME_TO_MS = {"nsecond": 1e-6, "ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond": 1.0, "ms": 1.0,
+              "second": 1e3, "s": 1e3}
+BYTE_SCALE = {"byte": 1.0, "kbyte": 1e3, "mbyte": 1e6, "gbyte": 1e9, "tbyte": 1e12,
+              "kibyte": 2.0 ** 10, "mibyte": 2.0 ** 20, "gibyte": 2.0 ** 30, "tibyte": 2.0 ** 40}
+BYTE_METRICS = {M_DRAM_READ, M_DRAM_WRITE}
+
+# fa-bench flags forwarded verbatim to both fa-bench runs (README "Flags").
+VALUE_FLAGS = ["dtype", "batch_size", "seqlen_q", "seqlen_k", "num_head", "head_dim", "causal", "softmax_scale",
+               "m_block_size", "n_block_size", "num_threads", "layout", "seed", "device"]
+
+FAILURE_TAIL_LINES = 20
+PERMISSION_ERROR = "ERR_NVGPUCTRPERM"
+
+
+class DataError(Exception):
+    """A problem with the input the user must fix: printed as one line, exit status 2."""
+
+
+class RunError(Exception):
+    """A tool failed: printed (message, then the tool's last lines), exit status 1."""
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading ncu's CSV
+# ----------------------------------------------------------------------------------------------
+
+@dataclass
+class NcuReport:
+    """The launches of one ncu --csv --page raw report."""
+    launches: pd.DataFrame  # id, kernel_name, range_key (tuple or None), one column per metric found
+    metrics_found: list[str]
+    attribution: str  # where range_key came from, for the user
+    meta: dict[str, str] = field(default_factory=dict)  # this script's "# ncu_profile.py:" lines
+
+
+def parse_number(text: str) -> float:
+    """'1,234,567' -> 1234567.0; '', 'n/a', '-' and other non-numbers -> NaN."""
+    text = text.strip().replace(",", "")
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
+def to_base_unit(metric: str, value: float, unit: str) -> float:
+    """Durations to ms, byte counts to bytes; everything else as printed."""
+    unit = unit.strip().lower()
+    if metric == M_DURATION:
+        return value * TIME_TO_MS.get(unit, 1e-6)  # no unit: ncu's base, ns
+    if metric in BYTE_METRICS:
+        return value * BYTE_SCALE.get(unit, 1.0)
+    return value
+
+
+def parse_range_name(text: str) -> tuple | None:
+    """The innermost fa-bench range name in a cell -> key tuple (KEY_COLUMNS order), or None."""
+    matches = list(RANGE_RE.finditer(text))
+    if not matches:
+        return None
+    m = matches[-1]
+    return (m["kernel"], m["dtype"], int(m["batch_size"]), int(m["num_head"]), int(m["seqlen_q"]),
+            int(m["seqlen_k"]), int(m["head_dim"]), int(m["is_causal"]))
+
+
+def format_key(key: tuple) -> str:
+    """Key tuple -> the range name fa-bench used."""
+    kernel, dtype, b, h, sq, sk, d, c = key
+    return f"{kernel} {dtype} b{b} h{h} sq{sq} sk{sk} d{d} c{c}"
+
+
+def split_report(text: str, source: str) -> tuple[dict[str, str], list[str], list[str] | None, list[list[str]]]:
+    """(meta, header, units or None, data rows) of an ncu raw-page CSV with its banner lines."""
+    lines = text.splitlines()
+    meta = {}
+    header_at = None
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith(META_PREFIX):
+            key, _, value = stripped[len(META_PREFIX):].strip().partition("=")
+            meta[key.strip()] = value.strip()
+        elif stripped.startswith('"ID"') or stripped.startswith("ID,"):
+            header_at = i
+            break
+    if header_at is None:
+        raise DataError(f"{source}: no ncu CSV header (a line starting with \"ID\"); "
+                        "was it written by ncu --csv --page raw?")
+    rows = list(csv.reader(io.StringIO("\n".join(lines[header_at:]))))
+    header = [name.strip() for name in rows[0]]
+    units = None
+    data = []
+    for row in rows[1:]:
+        if len(row) != len(header):
+            continue  # a banner line after the table ("==PROF== ...") or a stray line
+        first = row[0].strip()
+        if not first and units is None and not data:
+            units = row
+        elif first.isdigit():
+            data.append(row)
+    return meta, header, units, data
+
+
+def find_column(header: Sequence[str], name: str) -> int | None:
+    """Index of the column named `name` (exactly, else ignoring case), or None."""
+    if name in header:
+        return list(header).index(name)
+    lowered = [h.lower() for h in header]
+    return lowered.index(name.lower()) if name.lower() in lowered else None
+
+
+def nvtx_candidate_columns(header: Sequence[str], skip: set[int]) -> list[int]:
+    """Columns that may hold NVTX range names: NVTX-looking names first, then every other one."""
+    def looks_nvtx(name: str) -> bool:
+        name = name.lower()
+        return "nvtx" in name or "push_pop" in name or "domain" in name
+    first = [i for i, name in enumerate(header) if i not in skip and looks_nvtx(name)]
+    rest = [i for i in range(len(header)) if i not in skip and i not in first]
+    return first + rest
+
+
+def parse_ncu_csv(text: str, source: str = "ncu CSV") -> NcuReport:
+    """One row per kernel launch, metrics in base units, with the fa-bench range when known."""
+    meta, header, units, rows = split_report(text, source)
+    if not rows:
+        raise DataError(f"{source}: the ncu report has no kernel launches (did the NVTX filter match nothing?)")
+    metric_at = {m: find_column(header, m) for m in METRICS}
+    missing = [m for m in REQUIRED_METRICS if metric_at[m] is None]
+    if missing:
+        raise DataError(f"{source}: missing metric column{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+    absent = [m for m in METRICS if metric_at[m] is None and m not in OPTIONAL_METRICS]
+    if absent:
+        print(f"{PROG}: warning: {source} has no column for {', '.join(absent)}; left empty", file=sys.stderr)
+    id_at = find_column(header, "ID")
+    name_at = find_column(header, "Kernel Name")
+
+    records = []
+    for row in rows:
+        record = {"id": int(row[id_at].strip()), "kernel_name": row[name_at] if name_at is not None else ""}
+        for metric, at in metric_at.items():
+            if at is None:
+                record[metric] = math.nan
+            else:
+                record[metric] = to_base_unit(metric, parse_number(row[at]), units[at] if units else "")
+        records.append(record)
+
+    # Range names: the first column (NVTX-looking ones first) where any cell holds one.
+    keys = [None] * len(rows)
+    attribution = "launch order (no NVTX range names in the report)"
+    skip = {at for at in metric_at.values() if at is not None} | {id_at}
+    for at in nvtx_candidate_columns(header, skip):
+        found = [parse_range_name(row[at]) for row in rows]
+        if any(k is not None for k in found):
+            keys = found
+            attribution = f"NVTX range names in ncu's column {header[at]!r}"
+            break
+    for record, key in zip(records, keys):
+        record["range_key"] = key
+    launches = pd.DataFrame.from_records(records)
+    return NcuReport(launches, [m for m in METRICS if metric_at[m] is not None], attribution, meta)
+
+
+# ----------------------------------------------------------------------------------------------
+# The explain CSV
+# ----------------------------------------------------------------------------------------------
+
+def read_explain_csv(path: Path) -> pd.DataFrame:
+    """The runnable (kernel, problem, tile) rows of a fa-bench --explain --csv file, in run order."""
+    if not path.is_file():
+        raise DataError(f"no such file: {path}")
+    data = pd.read_csv(path)
+    missing = [c for c in EXPLAIN_COLUMNS if c not in data.columns]
+    if missing:
+        raise DataError(f"{path}: missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+                        "(write it with fa-bench --explain --csv)")
+    if "check" in data.columns:
+        data = data[data["check"].astype(str).str.strip() != "UNSUPPORTED"]  # did not run, no range
+    if (data["kernel"] == "(analytic)").any():
+        raise DataError(f"{path}: fa-bench --explain saw no CUDA GPU (rows '(analytic)'); "
+                        "run it on the GPU that is profiled")
+    if data.empty:
+        raise DataError(f"{path}: no runnable rows")
+    data = data.astype({c: int for c in KEY_COLUMNS if c not in ("kernel", "dtype")})
+    return data.reset_index(drop=True)
+
+
+def explain_key(row) -> tuple:
+    return tuple(getattr(row, c) if c in ("kernel", "dtype") else int(getattr(row, c)) for c in KEY_COLUMNS)
+
+
+def tile_label(row) -> str:
+    """'128x64x128' (m_block x n_block x threads) as fa-bench prints it; '-' for untiled kernels."""
+    if pd.isna(row.m_block_size) or int(row.m_block_size) == 0:
+        return "-"
+    return f"{int(row.m_block_size)}x{int(row.n_block_size)}x{int(row.num_threads)}"
+
+
+# ----------------------------------------------------------------------------------------------
+# Attribution, aggregation and the join
+# ----------------------------------------------------------------------------------------------
+
+def attribute_by_range(report: NcuReport, expected_keys: list[tuple]) -> list[tuple]:
+    """A group (key, occurrence) per launch from its NVTX range name; None for launches outside
+    any fa-bench range."""
+    rows_of_key: dict[tuple, int] = {}
+    for key in expected_keys:
+        rows_of_key[key] = rows_of_key.get(key, 0) + 1
+    taken: dict[tuple, int] = {}
+    groups = []
+    for key in report.launches["range_key"]:
+        if key is None:
+            groups.append(None)
+        elif rows_of_key.get(key, 0) <= 1:
+            groups.append((key, 0))  # every launch of the range belongs to its one row
+        else:
+            # A tile sweep: ranges of one name, one launch each, in explain order.
+            occurrence = taken.get(key, 0)
+            if occurrence >= rows_of_key[key]:
+                raise DataError(f"range '{format_key(key)}' has more launches than the {rows_of_key[key]} "
+                                "explain rows of its tile sweep; profile one tile at a time")
+            taken[key] = occurrence + 1
+            groups.append((key, occurrence))
+    outside = sum(g is None for g in groups)
+    if outside:
+        print(f"{PROG}: warning: {outside} launch{'es' if outside > 1 else ''} outside any fa-bench range "
+              "ignored", file=sys.stderr)
+    return groups
+
+
+def attribute_by_order(launch_count: int, expected_keys: list[tuple]) -> list[tuple]:
+    """A group per launch when the report has no range names: fa-bench's ranges in explain order,
+    one launch each, the leftover launches split evenly over the multi-launch (naive) ranges."""
+    multi = [k for k in expected_keys if k[0] in MULTI_LAUNCH_KERNELS]
+    singles = len(expected_keys) - len(multi)
+    extra = launch_count - singles
+    if not multi:
+        per_multi = 0
+        ok = launch_count == singles
+    else:
+        per_multi = extra // len(multi) if extra > 0 else 0
+        ok = extra >= len(multi) and extra % len(multi) == 0
+    if not ok:
+        what = f"{len(multi)} naive range{'s' if len(multi) != 1 else ''}" if multi else "no naive range"
+        raise DataError(f"cannot attribute {launch_count} launches to {len(expected_keys)} ranges by order "
+                        f"({singles} single-launch ranges, {what}); the report has no NVTX range names: "
+                        "profile naive on its own, or export the report with NVTX information")
+    if multi:
+        print(f"{PROG}: no NVTX range names in the report: attributing launches by order, "
+              f"{per_multi} per naive range", file=sys.stderr)
+    groups = []
+    seen: dict[tuple, int] = {}
+    for key in expected_keys:
+        occurrence = seen.get(key, 0)
+        seen[key] = occurrence + 1
+        count = per_multi if key[0] in MULTI_LAUNCH_KERNELS else 1
+        groups.extend([(key, occurrence)] * count)
+    return groups
+
+
+def weighted_mean(values: pd.Series, weights: pd.Series) -> float:
+    """Mean of the finite values weighted by the finite positive weights; a plain mean when no
+    weight is usable; NaN when no value is finite."""
+    valid = values.notna()
+    if not valid.any():
+        return math.nan
+    v, w = values[valid], weights[valid]
+    if w.notna().all() and (w > 0).any():
+        return float((v * w.clip(lower=0)).sum() / w.clip(lower=0).sum())
+    return float(v.mean())
+
+
+def sum_or_nan(values: pd.Series) -> float:
+    return float(values.sum()) if values.notna().any() else math.nan
+
+
+def aggregate_group(launches: pd.DataFrame) -> dict:
+    """The measured columns of one (kernel, problem, tile) from its launches."""
+    duration = launches[M_DURATION]
+    read, write = sum_or_nan(launches[M_DRAM_READ]), sum_or_nan(launches[M_DRAM_WRITE])
+    hmma, gmma = weighted_mean(launches[M_HMMA], duration), weighted_mean(launches[M_GMMA], duration)
+    if math.isnan(hmma) and math.isnan(gmma):
+        pipe_pct, pipe = math.nan, ""
+    elif (0.0 if math.isnan(gmma) else gmma) > (0.0 if math.isnan(hmma) else hmma):
+        pipe_pct, pipe = gmma, "GMMA"
+    elif not math.isnan(hmma) and hmma > 0:
+        pipe_pct, pipe = hmma, "HMMA"
+    else:
+        pipe_pct, pipe = 0.0, "none"
+    ld, st = sum_or_nan(launches[M_BANK_LD]), sum_or_nan(launches[M_BANK_ST])
+    conflicts = math.nan if math.isnan(ld) and math.isnan(st) else (0 if math.isnan(ld) else ld) + (
+        0 if math.isnan(st) else st)
+    registers = launches[M_REGISTERS].max()
+    return {
+        "duration_ms": sum_or_nan(duration),
+        "dram_read_bytes": read,
+        "dram_write_bytes": write,
+        "dram_bytes": read + write,
+        "tensor_pipe_pct": pipe_pct,
+        "pipe": pipe,
+        "smem_bank_conflicts": conflicts,
+        "achieved_occupancy_pct": weighted_mean(launches[M_OCCUPANCY], duration),
+        "registers": registers,
+        "launches": len(launches),
+    }
+
+
+def join_with_explain(report: NcuReport, explain: pd.DataFrame, clock_control: str, ncu_version: str) -> pd.DataFrame:
+    """One OUTPUT_COLUMNS row per profiled (kernel, problem, tile), in explain (= run) order; ranges
+    without an explain row follow, with empty model columns."""
+    expected_keys = [explain_key(r) for r in explain.itertuples()]
+    has_ranges = report.launches["range_key"].notna().any()
+    if has_ranges:
+        groups = attribute_by_range(report, expected_keys)
+    else:
+        groups = attribute_by_order(len(report.launches), expected_keys)
+    launches = report.launches.assign(group=groups)
+    launches = launches[launches["group"].notna()]
+
+    explain_row_of: dict[tuple, int] = {}
+    seen: dict[tuple, int] = {}
+    for index, key in enumerate(expected_keys):
+        occurrence = seen.get(key, 0)
+        seen[key] = occurrence + 1
+        explain_row_of[(key, occurrence)] = index
+
+    order = list(dict.fromkeys(launches["group"]))  # first-launch order
+    order.sort(key=lambda g: explain_row_of.get(g, len(expected_keys)))  # stable: unknown ones keep theirs
+    rows = []
+    for group in order:
+        key, _ = group
+        measured = aggregate_group(launches[launches["group"].apply(lambda g, group=group: g == group)])
+        row = dict(zip(KEY_COLUMNS, key))
+        index = explain_row_of.get(group)
+        if index is None:
+            print(f"{PROG}: warning: range '{format_key(key)}' is not in the explain CSV; no model columns",
+                  file=sys.stderr)
+            row.update(tile="", model_bytes=math.nan, compulsory_bytes=math.nan)
+        else:
+            e = explain.iloc[index]
+            row.update(tile=tile_label(e), model_bytes=float(e["model_bytes"]),
+                       compulsory_bytes=float(e["compulsory_bytes"]))
+        row.update(measured)
+        model = row["model_bytes"]
+        row["measured_over_model"] = row["dram_bytes"] / model if model and model > 0 else math.nan
+        row.update(clock_control=clock_control, ncu_version=ncu_version)
+        rows.append(row)
+    profiled = set(order)
+    for (key, occurrence), index in explain_row_of.items():
+        if (key, occurrence) not in profiled:
+            print(f"{PROG}: warning: no launch profiled for '{format_key(key)}' "
+                  f"(tile {tile_label(explain.iloc[index])})", file=sys.stderr)
+    return tidy_output(pd.DataFrame(rows, columns=OUTPUT_COLUMNS))
+
+
+def tidy_output(data: pd.DataFrame) -> pd.DataFrame:
+    """Whole numbers as integers (empty when unknown), fractions rounded for reading."""
+    for column in ("dram_read_bytes", "dram_write_bytes", "dram_bytes", "model_bytes", "compulsory_bytes",
+                   "smem_bank_conflicts", "registers", "launches"):
+        data[column] = pd.to_numeric(data[column], errors="coerce").round().astype("Int64")
+    for column, digits in (("duration_ms", 6), ("measured_over_model", 4), ("tensor_pipe_pct", 2),
+                           ("achieved_occupancy_pct", 2)):
+        data[column] = pd.to_numeric(data[column], errors="coerce").round(digits)
+    return data
+
+
+# ----------------------------------------------------------------------------------------------
+# Markdown table
+# ----------------------------------------------------------------------------------------------
+
+TABLE_COLUMNS = [  # (header, right-aligned)
+    ("kernel", False), ("shape (B×H×S×D)", False), ("causal", False), ("tile", False), ("ms", True),
+    ("model MB", True), ("measured MB", True), ("measured / model", True), ("compulsory MB", True),
+    ("tensor pipe", True), ("smem bank conflicts", True), ("occupancy", True), ("regs", True),
+]
+
+
+def shape_label(row) -> str:
+    """'4×16×4096×128' (B×H×S×D), or '4×16×4096/8192×128' when Sq ≠ Sk."""
+    seq = f"{row.seqlen_q}" if row.seqlen_q == row.seqlen_k else f"{row.seqlen_q}/{row.seqlen_k}"
+    return f"{row.batch_size}×{row.num_head}×{seq}×{row.head_dim}"
+
+
+def megabytes(value) -> str:
+    return "—" if pd.isna(value) else f"{value / 1e6:,.1f}"
+
+
+def markdown_table(data: pd.DataFrame) -> str:
+    """Predicted (napkin model) vs measured DRAM bytes, with the other counters, one line per row."""
+    several_dtypes = data["dtype"].nunique() > 1
+    header = [name for name, _ in TABLE_COLUMNS]
+    if several_dtypes:
+        header.insert(2, "dtype")
+    rule = ["--:" if right else "---" for _, right in TABLE_COLUMNS]
+    if several_dtypes:
+        rule.insert(2, "---")
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(rule) + "|"]
+    for row in data.itertuples():
+        pipe = "—" if pd.isna(row.tensor_pipe_pct) else (
+            f"{row.tensor_pipe_pct:.1f}% {row.pipe}" if row.pipe in ("HMMA", "GMMA") else f"{row.tensor_pipe_pct:.1f}%")
+        cells = [
+            row.kernel, shape_label(row), str(row.is_causal), row.tile or "—",
+            "—" if pd.isna(row.duration_ms) else f"{row.duration_ms:.3f}",
+            megabytes(row.model_bytes), megabytes(row.dram_bytes),
+            "—" if pd.isna(row.measured_over_model) else f"{row.measured_over_model:.3f}",
+            megabytes(row.compulsory_bytes), pipe,
+            "—" if pd.isna(row.smem_bank_conflicts) else f"{row.smem_bank_conflicts:,}",
+            "—" if pd.isna(row.achieved_occupancy_pct) else f"{row.achieved_occupancy_pct:.1f}%",
+            "—" if pd.isna(row.registers) else str(row.registers),
+        ]
+        if several_dtypes:
+            cells.insert(2, row.dtype)
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def table_caption(ncu_version: str, clock_control: str) -> str:
+    facts = [f"ncu {ncu_version}" if ncu_version else "", f"--clock-control {clock_control}" if clock_control else ""]
+    facts = "; ".join(f for f in facts if f)
+    return ("Predicted (napkin model) vs measured (ncu) DRAM bytes per kernel and problem (naive: its GEMMs "
+            "and softmax summed); MB = 10⁶ bytes" + (f"; {facts}" if facts else "") + ".")
+
+
+# ----------------------------------------------------------------------------------------------
+# Running fa-bench and ncu
+# ----------------------------------------------------------------------------------------------
+
+def tail(text: str, count: int = FAILURE_TAIL_LINES) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return "\n".join("    " + line for line in lines[-count:])
+
+
+def find_executable(name: str) -> str | None:
+    """Absolute path of a command on PATH, or of a path, if it is an executable file."""
+    return shutil.which(name)
+
+
+def ncu_version_of(ncu: str) -> str:
+    """'2025.3.0.0' from ncu --version ('' if it does not answer)."""
+    try:
+        done = subprocess.run([ncu, "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    match = re.search(r"Version\s+(\S+)", done.stdout)
+    if match:
+        return match.group(1)
+    lines = done.stdout.strip().splitlines()
+    return lines[-1].strip() if lines else ""
+
+
+def fa_bench_flags(args) -> list[str]:
+    """The problem and tile flags for fa-bench, as given (fa-bench validates them)."""
+    flags = ["--kernel", args.kernel]
+    for name in VALUE_FLAGS:
+        value = getattr(args, name)
+        if value is not None:
+            flags += [f"--{name}", value]
+    if args.is_causal:
+        flags.append("--is_causal")
+    return flags
+
+
+def run_explain(fa_bench: str, flags: list[str], csv_path: Path) -> None:
+    command = [fa_bench, "--explain", "--csv", str(csv_path), *flags]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True)
+    except OSError as error:
+        raise RunError(f"fa-bench --explain could not start: {error}") from None
+    if done.returncode != 0 or not csv_path.is_file():
+        raise RunError(f"fa-bench --explain failed (exit {done.returncode}); its last lines:\n"
+                       + tail(done.stdout + "\n" + done.stderr))
+
+
+def ncu_command(ncu: str, metrics: Sequence[str], clock_control: str, log: Path, fa_bench: str,
+                flags: list[str]) -> list[str]:
+    return [ncu, "--nvtx", "--nvtx-include", NVTX_INCLUDE, "--csv", "--page", "raw", "--print-units", "base",
+            "--metrics", ",".join(metrics), "--clock-control", clock_control, "--log-file", str(log),
+            fa_bench, "--profile", *flags]
+
+
+def run_ncu(ncu: str, clock_control: str, fa_bench: str, flags: list[str], workdir: Path) -> tuple[str, list[str]]:
+    """ncu's report text and the command that wrote it. Re-runs once without the optional metrics
+    if ncu names one of them in its complaint (an older GPU without wgmma)."""
+    metrics = list(METRICS)
+    while True:
+        log = workdir / "ncu.log"
+        log.unlink(missing_ok=True)
+        command = ncu_command(ncu, metrics, clock_control, log, fa_bench, flags)
+        try:
+            done = subprocess.run(command, capture_output=True, text=True)
+        except OSError as error:
+            raise RunError(f"ncu could not start: {error}") from None
+        report = log.read_text(errors="replace") if log.is_file() else ""
+        said = report + "\n" + done.stdout + "\n" + done.stderr
+        if PERMISSION_ERROR in said:
+            raise RunError(f"ncu is not permitted to read the GPU performance counters ({PERMISSION_ERROR}): "
+                           "run as root, or load the driver with NVreg_RestrictProfilingToAdminUsers=0 "
+                           "(https://developer.nvidia.com/ERR_NVGPUCTRPERM)")
+        complaints = "\n".join(line for line in said.splitlines() if line.startswith(("==ERROR==", "==WARNING==")))
+        rejected = [m for m in OPTIONAL_METRICS if m in metrics and m in complaints]
+        if done.returncode != 0 and rejected:
+            print(f"{PROG}: warning: ncu rejected {', '.join(rejected)}; profiling again without it", file=sys.stderr)
+            metrics = [m for m in metrics if m not in rejected]
+            continue
+        if done.returncode != 0:
+            raise RunError(f"ncu failed (exit {done.returncode}); its last lines:\n"
+                           + tail(report + "\n" + done.stderr))
+        if not has_csv_table(report) and has_csv_table(done.stdout):
+            report = done.stdout  # an ncu that ignores --log-file for the report: fa-bench's lines are skipped
+        if not has_csv_table(report):
+            raise RunError("ncu profiled no kernel (no CSV table in its report); its last lines:\n"
+                           + tail(report + "\n" + done.stderr + "\n" + done.stdout))
+        return report, command
+
+
+def has_csv_table(text: str) -> bool:
+    return any(line.lstrip().startswith(('"ID"', "ID,")) for line in text.splitlines())
+
+
+def raw_path_for(out: Path) -> Path:
+    """results/h100/ncu.csv -> results/h100/ncu.raw.csv."""
+    return out.with_suffix(".raw.csv") if out.suffix == ".csv" else out.with_name(out.name + ".raw.csv")
+
+
+def save_raw(path: Path, report: str, ncu_version: str, clock_control: str, command: list[str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    meta = [f"{META_PREFIX} ncu_version={ncu_version}", f"{META_PREFIX} clock_control={clock_control}",
+            f"{META_PREFIX} command={shlex.join(command)}"]
+    path.write_text("\n".join(meta) + "\n" + report + ("" if report.endswith("\n") else "\n"))
+
+
+# ----------------------------------------------------------------------------------------------
+# Command line
+# ----------------------------------------------------------------------------------------------
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Profile fa-bench kernels with Nsight Compute and compare DRAM bytes with the model.",
+        epilog="Problem and tile flags are passed to fa-bench as given: comma lists sweep, as in fa-bench.")
+    parser.add_argument("--fa-bench", default=str(DEFAULT_FA_BENCH), help="fa-bench binary (default build/fa-bench)")
+    parser.add_argument("--kernel", default="all", help="fa-bench --kernel value (default all)")
+    for name in VALUE_FLAGS:
+        parser.add_argument(f"--{name}", help=f"fa-bench --{name}")
+    parser.add_argument("--is_causal", action="store_true", help="fa-bench --is_causal")
+    parser.add_argument("--out", type=Path, help="CSV to write (needed unless --from-ncu-csv); the raw ncu "
+                                                 "report goes next to it as <stem>.raw.csv")
+    parser.add_argument("--clock-control", choices=["none", "base"],
+                        help="ncu --clock-control (default none: the GPU runs at its usual boost clocks, "
+                             "as fa-bench times it)")
+    parser.add_argument("--ncu", default="ncu", help="ncu executable (default ncu on PATH)")
+    parser.add_argument("--from-ncu-csv", type=Path, metavar="FILE",
+                        help="run nothing: parse this ncu --csv --page raw report (e.g. a saved .raw.csv)")
+    parser.add_argument("--explain-csv", type=Path, metavar="FILE",
+                        help="with --from-ncu-csv: the fa-bench --explain --csv file of the same run")
+    return parser
+
+
+def report_and_write(report: NcuReport, explain: pd.DataFrame, out: Path | None, clock_control: str,
+                     ncu_version: str) -> pd.DataFrame:
+    print(f"{PROG}: {len(report.launches)} launches attributed by {report.attribution}", file=sys.stderr)
+    data = join_with_explain(report, explain, clock_control, ncu_version)
+    if data.empty:
+        raise DataError("no profiled launch matched a fa-bench range")
+    print(table_caption(ncu_version, clock_control))
+    print()
+    print(markdown_table(data))
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        data.to_csv(out, index=False)
+        print(f"\n{PROG}: wrote {len(data)} rows to {out}")
+    return data
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if (args.from_ncu_csv is None) != (args.explain_csv is None):
+        parser.error("--from-ncu-csv and --explain-csv go together")
+    try:
+        if args.from_ncu_csv is not None:
+            if not args.from_ncu_csv.is_file():
+                raise DataError(f"no such file: {args.from_ncu_csv}")
+            report = parse_ncu_csv(args.from_ncu_csv.read_text(errors="replace"), str(args.from_ncu_csv))
+            explain = read_explain_csv(args.explain_csv)
+            clock_control = args.clock_control or report.meta.get("clock_control", "")
+            report_and_write(report, explain, args.out, clock_control, report.meta.get("ncu_version", ""))
+            return 0
+
+        if args.out is None:
+            parser.error("--out FILE is needed (or --from-ncu-csv with --explain-csv)")
+        ncu = find_executable(args.ncu)
+        if ncu is None:
+            where = f"no executable at {args.ncu}" if "/" in args.ncu else f"no {args.ncu!r} on PATH"
+            print(f"{PROG}: ncu not found ({where}; install Nsight Compute or pass --ncu PATH)", file=sys.stderr)
+            return 2
+        fa_bench = find_executable(args.fa_bench)
+        if fa_bench is None:
+            print(f"{PROG}: fa-bench not found ({args.fa_bench}; build it, or pass --fa-bench PATH)", file=sys.stderr)
+            return 2
+        clock_control = args.clock_control or "none"
+        flags = fa_bench_flags(args)
+        with tempfile.TemporaryDirectory(prefix="ncu_profile.") as tmp:
+            workdir = Path(tmp)
+            explain_csv = workdir / "explain.csv"
+            run_explain(fa_bench, flags, explain_csv)
+            explain = read_explain_csv(explain_csv)
+            ncu_version = ncu_version_of(ncu)
+            text, command = run_ncu(ncu, clock_control, fa_bench, flags, workdir)
+        raw = raw_path_for(args.out)
+        save_raw(raw, text, ncu_version, clock_control, command)
+        print(f"{PROG}: saved ncu's report as {raw}", file=sys.stderr)
+        report = parse_ncu_csv(text, str(raw))
+        report_and_write(report, explain, args.out, clock_control, ncu_version)
+        return 0
+    except DataError as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return 2
+    except RunError as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
