@@ -74,7 +74,8 @@ __global__ void __launch_bounds__(kThreads) reference_kernel(FwdParams prm, floa
         for (int r = 0; r < kRows; ++r)
             if (visible(r, j)) row_max[r] = fmaxf(row_max[r], score(r, j));
     reduce_rows(row_max, true);
-    if (threadIdx.x < kRows) max_s[threadIdx.x] = row_max[threadIdx.x];
+    if (threadIdx.x == 0)
+        for (int r = 0; r < kRows; ++r) max_s[r] = row_max[r];
     __syncthreads();
 
     float row_sum[kRows] = {};
