@@ -49,6 +49,8 @@ std::string check_support(const KernelInfo& kernel, const ProblemShape& p, const
     *chosen = nullptr;
     if (sm != 0 && sm < kernel.min_sm)
         return fmt::format("needs sm_{} or newer, device is sm_{}", kernel.min_sm, sm);
+    if (sm != 0 && kernel.arch_specific && sm != kernel.min_sm)
+        return fmt::format("built for sm_{}a, which runs on sm_{} only; device is sm_{}", kernel.min_sm, kernel.min_sm, sm);
     if (p.head_dim % 8 != 0) return "head_dim must be a multiple of 8 (16-byte rows)";
 
     const auto& all = kernel.instances();

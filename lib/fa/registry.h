@@ -21,6 +21,9 @@ struct KernelInfo {
     const std::vector<KernelInstance>& (*instances)();
     // Scratch memory the kernel needs for a problem (null: none).
     std::size_t (*workspace_bytes)(const ProblemShape&) = nullptr;
+    // Built for an architecture-specific target (sm_90a: wgmma, setmaxnreg): such code runs on
+    // compute capability min_sm exactly, not on later GPUs.
+    bool arch_specific = false;
 };
 
 const std::vector<KernelInfo>& kernel_registry();

@@ -62,7 +62,7 @@ void run_case(fa::DType dtype, int head_dim, const Shape& sh, bool causal, fa::L
     cudaGetDeviceProperties(&prop, dev);
     const int sm = prop.major * 10 + prop.minor;
     for (const fa::KernelInfo& k : fa::kernel_registry()) {
-        if (sm < k.min_sm) continue;
+        if (sm < k.min_sm || (k.arch_specific && sm != k.min_sm)) continue;
         for (const fa::KernelInstance& inst : k.instances())
             if (inst.dtype == dtype && (inst.head_dim == 0 || inst.head_dim == head_dim) &&
                 inst.smem_bytes <= prop.sharedMemPerBlockOptin)
@@ -150,7 +150,8 @@ TEST_CASE("every registered instance was covered by the matrix", "[gpu]") {
     cudaDeviceProp prop{};
     cudaGetDeviceProperties(&prop, dev);
     for (const fa::KernelInfo& k : fa::kernel_registry()) {
-        if (prop.major * 10 + prop.minor < k.min_sm) {
+        const int sm = prop.major * 10 + prop.minor;
+        if (sm < k.min_sm || (k.arch_specific && sm != k.min_sm)) {
             WARN(k.slug << " needs sm_" << k.min_sm << ": not covered on this GPU");
             continue;
         }
