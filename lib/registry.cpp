@@ -17,6 +17,11 @@ const std::vector<KernelInfo>& kernel_registry() {
          &tiled_instances},
         {2, "cp_async", "tiled + cp.async 16-byte copies, two-stage K/V pipeline, 16-byte O stores", 80,
          &cp_async_instances},
+        {3, "mma", "cp_async + tensor cores: mma.sync m16n8k16, ldmatrix(.trans) from swizzled smem, P in registers", 80,
+         &mma_instances},
+        {4, "warp_specialized",
+         "mma + a producer warp filling a multi-stage K/V ring (num_threads counts the consumer warps; +32 launched)",
+         80, &warp_specialized_instances},
         // FA_LADDER_REGISTRY
     };
     return kRegistry;

@@ -53,7 +53,8 @@ __device__ __forceinline__ int swizzled_offset(int row, int chunk) {
 //     twelve loop-carried addresses would be live through the softmax, where pressure peaks.
 enum class LdsmOrder { kRowsFirst, kChunksFirst };
 
-template <int kRowBytes, LdsmOrder kOrder>
+// Row (within the 16-row band) and chunk bit 0 that lane L addresses in each order.
+template <LdsmOrder kOrder>
 __device__ __forceinline__ int ldsm_lane_row(int lane) {
     return kOrder == LdsmOrder::kRowsFirst ? lane % 16 : (lane & 7) + 8 * (lane / 16);
 }
@@ -73,7 +74,7 @@ struct LdsmAddr {
 
     // tile: 32-bit shared address of the tile's row 0 (16-row aligned).
     __device__ __forceinline__ LdsmAddr(uint32_t tile, int lane) {
-        const int r = ldsm_lane_row<kRowBytes, LdsmOrder::kRowsFirst>(lane);
+        const int r = ldsm_lane_row<LdsmOrder::kRowsFirst>(lane);
         const int c0 = ldsm_lane_c0<LdsmOrder::kRowsFirst>(lane);
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
@@ -99,8 +100,8 @@ struct LdsmAddr {
 template <int kRowBytes>
 __device__ __forceinline__ int32_t ldsm_chunks_first_delta(int lane) {
     const int x0 = lane & 1;
-    const int dr = ldsm_lane_row<kRowBytes, LdsmOrder::kChunksFirst>(lane) -
-                   ldsm_lane_row<kRowBytes, LdsmOrder::kRowsFirst>(lane);
+    const int dr = ldsm_lane_row<LdsmOrder::kChunksFirst>(lane) -
+                   ldsm_lane_row<LdsmOrder::kRowsFirst>(lane);
     const int dc = (ldsm_lane_c0<LdsmOrder::kChunksFirst>(lane) ^ x0) - (ldsm_lane_c0<LdsmOrder::kRowsFirst>(lane) ^ x0);
     return dr * kRowBytes + dc * 16;
 }

@@ -84,8 +84,11 @@ __device__ __forceinline__ void softmax_rescale_fragment(float (&s)[kMTiles][kNT
             }
             mx = quad_allreduce_max(mx);
             const float m_new = fmaxf(m[mt][h], mx * scale_log2);
-            max_changed |= m_new != m[mt][h];
-            alpha[mt][h] = online_softmax_rescale(m[mt][h], m_new);
+            const bool changed = m_new != m[mt][h];
+            max_changed |= changed;
+            // An unchanged max rescales by exactly 1 (not ex2.approx(0)), so skipping the O
+            // multiply below leaves O and l consistent.
+            alpha[mt][h] = changed ? online_softmax_rescale(m[mt][h], m_new) : 1.0f;
             const float offset = online_softmax_offset(m_new);
             m[mt][h] = m_new;
             float sum = 0.0f;

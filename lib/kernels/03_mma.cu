@@ -3,37 +3,42 @@
 //
 // What changed from rung 2 (cp_async): both GEMMs move from CUDA-core FMAs to mma.sync, which on
 // an H100 delivers roughly 2/3 of the dense bf16 peak (~650 of 989 TFLOP/s) against ~60 TFLOP/s of
-// fp32 FMA. Everything around the MMAs is arranged so the tensor cores are the bottleneck:
-//   - Q, K, V tiles arrive by 16-byte cp.async into row-major tiles whose 16-byte chunks are XOR
-//     swizzled (smem_swizzle.cuh), so cp.async writes, ldmatrix reads and the epilogue are all
-//     bank-conflict free (an unswizzled 256-byte pitch makes every ldmatrix an 8-way conflict).
-//   - K and V are double buffered: tile i+1 is requested at the top of iteration i, right after
-//     the one __syncthreads per iteration that both publishes tile i and retires tile i-1's
-//     buffer, so a full iteration (~5 µs of MMA per 128x64 tile at d=128) hides its L2 latency.
+// fp32 FMA. Everything around the MMAs is arranged so the tensor cores stay the bottleneck:
+//   - Q, K, V arrive by 16-byte cp.async into row-major tiles whose 16-byte chunks are XOR swizzled
+//     (smem_swizzle.cuh): cp.async writes, ldmatrix reads and the epilogue are all bank-conflict
+//     free (unswizzled, the 128/256-byte pitch makes every ldmatrix phase an 8-way conflict).
+//   - K and V are double buffered: tile i+1 is requested right after the one __syncthreads of
+//     iteration i, which both publishes tile i and retires tile i-1's buffer, so a whole
+//     iteration of MMAs hides the copy's L2 latency.
 //   - S = Q·Kᵀ accumulates in registers; the online softmax runs on the accumulator fragments
-//     (softmax_fragment.cuh, exp2 with the scale folded into one FFMA per element); P is packed to
-//     16 bits straight into the A-operand layout of O += P·V (the C layout of two adjacent n8 tiles
-//     is the A layout of one k16 step), so P never touches shared memory.
+//     (softmax_fragment.cuh: exp2 with the scale folded into one FFMA per element, O rescale
+//     skipped by a warp vote when no row's max moved); P is packed to 16 bits straight into the
+//     A-operand layout of O += P·V (the C layout of two adjacent n8 tiles is the A layout of one
+//     k16 step), so P never touches shared memory.
 //   - Key tiles are visited last to first, masked ones first: only the causal-diagonal tiles and
 //     the partial last tile run the masking code; the rest take an unmasked instantiation of the
-//     same loop body (FlashAttention-2's split).
-//   - Causal grids launch the heaviest (last) query tiles first to shorten the tail wave.
+//     same loop body (FlashAttention-2's split). Causal grids launch the heaviest (last) query
+//     tiles first to shorten the tail wave.
 //   - Epilogue: O is normalized by 1/l, packed to 16 bits and staged through the warp's own rows
 //     of the Q tile (no CTA barrier needed: only this warp ever reads those rows), then written
-//     with 16-byte coalesced stores. Storing fragments directly would issue 8x as many 4-byte
-//     stores, each touching eight half-filled 32-byte sectors per warp instruction.
+//     with 16-byte coalesced stores. Storing fragments directly would take 8x as many 4-byte
+//     stores, each warp instruction touching eight half-used 32-byte sectors.
 //
-// Tiles (FlashAttention-2's choice for A100/H100, re-derived for H100): 4 warps, 32 query rows
-// per warp (two m16 tiles). Each K/V fragment loaded by ldmatrix then feeds two MMAs instead of
-// one, which halves the shared-memory traffic per FLOP: at d=128, 128x64 tiles need ~192 KB of
-// shared-memory reads+writes per 4.2 MFLOP (22 FLOP/B), versus 13 FLOP/B with 16 rows per warp,
-// which at 128 B/clk/SM would cap an H100 at ~1700 FLOP/clk/SM, barely above FA2's ~1500.
-// The price is registers: 128 fp32 O + 64 fp32 S per thread at d=128 (kBlockN = 64), ~230 in
-// all, so 2 CTAs (8 warps) per SM; smem (96 KB at d=128, 80 KB at d=64) allows the same.
-//   d=128: 128x64, 4 warps.  d=64: 128x128, 4 warps (S is 128 regs, O only 64).
+// Tiles: 4 warps, 32 query rows per warp (two m16 tiles), as FlashAttention-2 does on A100/H100.
+// Each K/V fragment then feeds two MMAs instead of one, which is what keeps shared memory off the
+// critical path on an H100: ~19 FLOP per byte of ldmatrix + cp.async traffic at d=128 against
+// ~13 with 16 rows per warp, whose ceiling (~1700 FLOP/clk/SM at 128 B/clk) sits barely above the
+// ~1500 FLOP/clk/SM FA2 reaches. The price is registers, 128 fp32 of O per thread at d=128 plus
+// S. FA2's 128x64 tile at d=128 does not fit in 255 registers with this code: ptxas (CUDA 13.0)
+// spills 4-150 bytes per thread depending on arch and small code changes, so d=128 takes
+// kBlockN = 32 (245 registers, no spill, 8 warps per SM):
+//   d=128: 128 x 32, 4 warps, 64 KB smem.   d=64: 128 x 64, 4 warps, 48 KB (222-231 registers).
+//   64 x 64 (16 rows per warp) rows serve short sequences, where 128-row tiles leave SMs idle.
+// Two CTAs per SM fit both limits: 2 x 4 warps x 248 registers per SM sub-partition's 16 K, and
+// 2 x 64 KB of shared memory.
 //
-// Prediction (H100 SXM, bf16, B·H·S = 2·16·8192, non-causal): this is FA2's algorithm with one
-// barrier per key tile instead of two, so ~85-100% of FA2: 300-350 TFLOP/s at d=128, 260-300 at
+// Prediction (H100 SXM, bf16, B·H·S = 2·16·8192, non-causal): FA2's algorithm with one barrier per
+// key tile and half its key tile at d=128: 85-97% of FA2, 300-340 TFLOP/s at d=128 and 250-290 at
 // d=64; causal ~10% lower. Against rung 2's CUDA-core math, roughly 10x.
 // Measured: (filled in from results/ after the H100 sweep)
 
@@ -79,7 +84,7 @@ struct MmaTraits {
     static constexpr int kRowBytes = kHeadDim * static_cast<int>(sizeof(T));  // smem row pitch
 
     static constexpr int kTileQBytes = kBlockM * kRowBytes;   // 32 KB at 128 x d128
-    static constexpr int kTileKVBytes = kBlockN * kRowBytes;  // one K or V stage: 16 KB at 64 x d128
+    static constexpr int kTileKVBytes = kBlockN * kRowBytes;  // one K or V stage: 8 KB at 32 x d128
     // Q, then kStages K tiles, then kStages V tiles; O reuses Q's rows in the epilogue.
     static constexpr int kSmemBytes = kTileQBytes + 2 * kStages * kTileKVBytes;
 
@@ -98,7 +103,7 @@ struct MmaTraits {
 
 // Hides a pointer's derivation from the optimizer (an empty asm, no instruction). Without it,
 // loop strength reduction turns each of the 2·kBlockN/kCopyRowsPerPass per-sweep source addresses
-// of the K/V loads into its own 64-bit induction variable (32 registers at d=128) and ptxas, at
+// of the K/V loads into its own 64-bit induction variable (2 registers per sweep and tensor) and ptxas, at
 // the 255-register ceiling, spills them; with it, one pointer per tensor is carried and the
 // sweeps add uniform offsets.
 template <typename P>
@@ -176,8 +181,7 @@ __device__ __forceinline__ void mma_key_tile(const LdsmAddr<Tr::kRowBytes>& v, i
 
     if constexpr (kMasked) {
         // Lane-dependent row/column origins are re-derived here from a fresh %tid.x rather than
-        // kept live across the Q·Kᵀ loop, where they cost the 3 registers that made this loop
-        // spill at 128x64xd128.
+        // kept live across the Q·Kᵀ loop, where register pressure peaks (3 registers there).
         const int tid = ptx::tid_x();
         const int row0 = m_start + (tid / 32) * Tr::kWarpRows + (tid % 32) / 4;
         const int col0 = n_start + 2 * (tid % 4);
@@ -341,8 +345,9 @@ cudaError_t launch_mma(const FwdParams& p, cudaStream_t stream) {
             cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
         if (e != cudaSuccess) return e;
     }
-    // Two CTAs need 2·(96 KB + 1 KB reserved) of shared memory; ask for the largest carveout so
-    // the driver does not settle for a split that fits only one (cp.async.cg bypasses L1 anyway).
+    // Two CTAs need up to 2·(80 KB + 1 KB reserved) of shared memory; ask for the largest
+    // carveout so the driver does not settle for a split that fits only one (cp.async.cg
+    // bypasses L1 anyway).
     const cudaError_t e =
         cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
     if (e != cudaSuccess) return e;
@@ -363,8 +368,8 @@ KernelInstance mma_instance() {
 
 }  // namespace
 
-// First row per (dtype, head_dim) is the default. The 128x64 row at d=64 is the alternative for
-// short sequences (half the key tile: less masked waste on the causal diagonal).
+// First row per (dtype, head_dim) is the default (see the tile notes at the top). The 64x64 rows
+// double the CTA count for short sequences or small batch·heads, at 16 rows per warp.
 const std::vector<KernelInstance>& mma_instances() {
     static const std::vector<KernelInstance> instances = {
         mma_instance<MmaTraits<__nv_bfloat16, 128, 128, 32, 4>, DType::BFloat16>(),

@@ -1,42 +1,46 @@
 // Rung 4 — warp_specialized: one producer warp keeps a kStages-deep shared-memory K/V ring full
-// with cp.async while consumer warps only compute, signalled through mbarriers.
+// with cp.async while eight consumer warps only compute, signalled through mbarriers.
 //
 // What changed from rung 3 (mma), and why:
 //   - Roles. In rung 3 every warp issues its share of each K/V copy and all warps meet at one
-//     __syncthreads per key tile; a slow warp stalls the rest. Here warp kNConsumerWarps is a
-//     producer: it copies tile after tile into a ring of kStages K and V slots and never computes;
-//     consumers never copy. The hand-off uses mbarriers (sm_80 PTX): the producer's lanes attach
-//     their cp.async to a slot's "full" barrier with cp.async.mbarrier.arrive.noinc, so the
-//     barrier completes when the bytes have landed and the producer itself never waits for
-//     memory; each consumer warp releases a slot with one arrive on its "empty" barrier. K and V
-//     have separate barriers, so Q·Kᵀ starts as soon as K has landed and K's slot is refilled as
-//     soon as every warp has finished Q·Kᵀ. No CTA-wide barrier is left in the main loop.
-//   - Eager loads (seed 004 step 3): the ring runs kStages-1 tiles ahead of the consumers, instead
-//     of rung 3's one tile, so an L2 miss burst no longer stalls a tile.
-//   - Shared->register double buffering (step 5): the K fragments of k-step kk+1 and the V
-//     fragment of the next (k-step, n-pair) are requested before the MMAs of the current one.
-//   - Fewer integer instructions (steps 8-9): all ldmatrix addresses are one of four per-lane
-//     registers plus an immediate (LdsmAddr); the producer's swizzled cp.async destinations repeat
-//     with a period of 8 rows, so they are precomputed once as well.
-//   - The O rescale is skipped by a warp vote when no row's max moved (softmax_fragment.cuh).
-//   - Tile per head dim (step 7), constrained by registers: every warp of a CTA gets the same
-//     register allocation, so the producer warp costs a consumer's worth. At 2 CTAs/SM a
-//     5-warp CTA may use only 204 registers; rung 3's 32-rows-per-warp layout needs ~240 at
-//     d=128, so here the CTA is one per SM, 8 consumer warps + 1 producer (288 threads, at most
-//     224 registers), and at d=128 each consumer owns 16 query rows and keeps its Q fragments in
-//     registers for the whole kernel (32 registers, no Q re-reads from shared memory):
-//       d=128: 128 x 64 tiles, 3 stages, Q in registers: 32 KB Q + 3 x 32 KB K/V = 128 KB smem.
-//       d=64:  256 x 64 tiles with 32 rows per consumer (as rung 3), 3 stages: 32 KB Q + 48 KB.
-//     The price of 16 rows per warp at d=128 is shared-memory bandwidth: every K/V fragment feeds
-//     one MMA instead of two, ~15 FLOP per byte of shared-memory traffic instead of rung 3's ~19,
-//     i.e. a ceiling of ~1900 FLOP/clk/SM against FA2's ~1500 measured. The tile rule
-//     (2·m_block_size) % num_threads == 0 cannot hold with a dedicated producer warp (no CTA of
-//     N+1 warps divides 2·m_block_size for the N that fit), so this rung does not obey it.
+//     __syncthreads per key tile, so the slowest warp (a masked tile, a late L2 line) sets the
+//     pace. Here the last warp is a producer: it copies tile after tile into a ring of kStages K
+//     and V slots and never computes; consumers never copy. The hand-off uses mbarriers (sm_80
+//     PTX): producer lanes attach their cp.async to a slot's "full" barrier with
+//     cp.async.mbarrier.arrive.noinc, so the barrier completes when the bytes have landed and the
+//     producer never waits on memory; each consumer warp releases a slot with one arrive on its
+//     "empty" barrier. K and V have separate barriers: Q·Kᵀ starts as soon as K has landed, and K's
+//     slot is refilled as soon as every warp is done with Q·Kᵀ. No CTA-wide barrier is left in
+//     the main loop, and consumer warps drift independently within the ring's slack.
+//   - Eager loads (seed 004 step 3): the ring runs kStages-1 tiles ahead of the consumers instead
+//     of rung 3's one.
+//   - Shared->register double buffering (step 5): each ldmatrix.x4 of K (per k-step and key pair)
+//     and of V (per key step and head_dim pair) is issued one unit ahead of the MMAs it feeds.
+//   - Fewer integer instructions (steps 8-9): every consumer ldmatrix address is one of four
+//     per-lane registers plus an immediate (LdsmAddr), and the producer's swizzled cp.async
+//     destinations, periodic in row & 7, are precomputed once.
+//   - Tile per head dim (step 7), set by registers. All warps of a CTA get the same allocation and
+//     each SM sub-partition has 16 K registers: a 9-warp CTA puts 3 warps on one sub-partition, so
+//     ptxas caps it at 168 registers (measured); two 5-warp CTAs per SM would face the same 168.
+//     Rung 3's 32-rows-per-warp layout needs ~245 at d=128, so:
+//       d=128: 128 x 32 tiles, 8 consumers x 16 rows, Q's fragments held in registers for the
+//              whole kernel (32 registers; Q is never re-read), 4 stages: 96 KB smem, 161-164 regs.
+//       d=64:  256 x 32 tiles, 8 consumers x 32 rows (as rung 3), Q re-read per tile, 4 stages:
+//              64 KB smem, 162-166 regs.
+//     One CTA per SM (8 consumer warps, as rung 3's two CTAs), so each K/V tile is loaded once
+//     per 128 (d=128) or 256 (d=64) query rows: L2->SM traffic is that of rung 3 or half of it.
+//     The cost at d=128 is shared-memory bandwidth: with 16 rows per warp every K/V fragment feeds
+//     one MMA instead of two, ~15 FLOP per byte of smem traffic instead of rung 3's ~19, a ceiling
+//     of ~1900 FLOP/clk/SM against the ~1500 FA2 reaches.
+//     Tile rows report num_threads = the consumer (MMA) threads, 256; the CTA launches 32 more
+//     for the producer. The tile rule (2·m_block_size) % num_threads == 0 is the CuTe example's
+//     copy/MMA partition rule, which here binds the consumers; no CTA of N consumers + 1 producer
+//     warp that fits the register limit could satisfy it with the full count.
 //
-// Prediction (H100 SXM, bf16, B·H·S = 2·16·8192, non-causal): d=128 ~260-330 TFLOP/s (75-95% of
-// FA2; below rung 3 if shared-memory bandwidth binds, above it if rung 3's barrier stalls do);
-// d=64 ~240-290. Causal gains a little more than non-causal from the decoupled producer (its
-// masked diagonal tiles stall a __syncthreads-based loop the most).
+// Prediction (H100 SXM, bf16, B·H·S = 2·16·8192, non-causal): d=128 270-330 TFLOP/s (shared-memory
+// bound, likely 5-15% under rung 3), d=64 260-300 (same smem ratio as rung 3, fewer stalls: on
+// par or a few % above). Causal gains more than non-causal from the decoupled producer, since
+// masked diagonal tiles no longer hold a CTA-wide barrier.
 // Measured: (filled in from results/ after the H100 sweep)
 
 #include <cuda_bf16.h>
@@ -67,7 +71,8 @@ struct WarpSpecializedTraits {
     static constexpr int kBlockN = kBlockN_;    // key rows per ring slot (one consumer iteration)
     static constexpr int kNConsumerWarps = kNConsumerWarps_;
     static constexpr int kProducerWarp = kNConsumerWarps;        // the last warp copies
-    static constexpr int kNThreads = (kNConsumerWarps + 1) * 32;  // consumers + 1 producer warp
+    static constexpr int kNConsumerThreads = kNConsumerWarps * 32;  // TileConfig::num_threads
+    static constexpr int kNThreads = kNConsumerThreads + 32;         // launched: + 1 producer warp
     static constexpr int kStages = kStages_;                      // K/V ring depth
 
     static constexpr int kWarpRows = kBlockM / kNConsumerWarps;  // query rows owned by one consumer
@@ -94,12 +99,14 @@ struct WarpSpecializedTraits {
 
     static_assert(sizeof(T) == 2, "mma.sync.m16n8k16 here takes bf16 or fp16 operands");
     static_assert(kHeadDim % 64 == 0, "the 8-chunk XOR swizzle needs rows of whole 128-byte segments");
+    static_assert(kWarpRows * kNConsumerWarps == kBlockM, "consumers split the query rows evenly");
     static_assert(kWarpRows % 16 == 0, "each consumer owns whole m16 tiles");
     static_assert(kBlockN % 16 == 0, "P·V consumes keys in k16 steps");
     static_assert(32 % kChunksPerRow == 0 && 8 % kCopyRowsPerIt == 0, "producer lanes cover whole rows");
     static_assert((kBlockM * kChunksPerRow) % 32 == 0 && (kBlockN * kChunksPerRow) % 32 == 0,
                   "tiles are copied in whole warp sweeps");
     static_assert(kStages >= 2, "a ring of one slot would serialize copy and compute");
+    static_assert((kBlockM * 2) % kNConsumerThreads == 0, "fa-bench tile rule, on the consumer threads");
     static_assert(kSmemBytes <= 227 * 1024, "must fit the H100/A100 per-block shared-memory opt-in");
 };
 
@@ -435,7 +442,8 @@ template <typename Tr, DType kDType>
 KernelInstance warp_specialized_instance() {
     return KernelInstance{kDType,
                           Tr::kHeadDim,
-                          TileConfig{Tr::kBlockM, Tr::kBlockN, Tr::kNThreads},
+                          // num_threads: the consumer threads (see the top of the file).
+                          TileConfig{Tr::kBlockM, Tr::kBlockN, Tr::kNConsumerThreads},
                           static_cast<std::size_t>(Tr::kSmemBytes),
                           reinterpret_cast<const void*>(warp_specialized_fwd_kernel<Tr>),
                           launch_warp_specialized<Tr>};
@@ -444,9 +452,9 @@ KernelInstance warp_specialized_instance() {
 }  // namespace
 
 // First row per (dtype, head_dim) is the default. d=128: 16 rows per consumer with Q in registers
-// (the 32-row layout needs ~240 registers, over the 168 a 9-warp CTA allows). d=64: 32 rows per
-// consumer fits in 168 at 32-key tiles and reads shared memory a third less per FLOP. The last
-// two rows are the other layout for each head dim, for the tile sweep.
+// (the 32-row layout needs ~245 registers, over the 168 a 9-warp CTA allows). d=64: 32 rows per
+// consumer fits in 168 at 32-key tiles and reads shared memory ~30% less per FLOP than 16 rows.
+// The last two rows are the other layout for each head dim, for the tile sweep.
 const std::vector<KernelInstance>& warp_specialized_instances() {
     static const std::vector<KernelInstance> instances = {
         warp_specialized_instance<WarpSpecializedTraits<__nv_bfloat16, 128, 128, 32, 8, 4, true>, DType::BFloat16>(),
