@@ -22,6 +22,9 @@ const std::vector<KernelInfo>& kernel_registry() {
         {4, "warp_specialized",
          "mma + a producer warp filling a multi-stage K/V ring (num_threads counts the consumer warps; +32 launched)",
          80, &warp_specialized_instances},
+        {5, "wgmma_tma",
+         "Hopper: TMA loads into a 3-4 stage mbarrier ring, S = Q.K^T and O += P.V with wgmma, two consumer warpgroups",
+         90, &wgmma_tma_instances, nullptr, true},
         // FA_LADDER_REGISTRY
     };
     return kRegistry;

@@ -30,27 +30,33 @@
 //     head_dim 64 runs 3 consumer warpgroups (192 query rows, 168 registers each), like FA3.
 //   - Ring depth: as deep as shared memory allows (1 CTA/SM is forced by registers anyway):
 //     d=128: Q 32 KB + 3 x (K 32 KB + V 32 KB); d=64: Q 24 KB + 4 x (16 + 16) KB.
+//   - Schedule inside a warpgroup (FA3's intra-warpgroup overlap): iteration t issues S(t) = Q·K(t)ᵀ
+//     and O = α(t-1)·O + P(t-1)·V(t-1) back to back, waits only for S(t), and computes softmax(t)
+//     while P(t-1)·V(t-1) still runs on the tensor core. Verified in SASS: the 64 MUFU.EX2 of the
+//     softmax sit between WARPGROUP.DEPBAR.LE gsb0 0x1 and 0x0 (ptxas hoists a wait_group to the
+//     top of its basic block, so the code keeps a branch between the softmax and the second wait;
+//     see the kernel).
 //
-// Not yet here (next rungs / tuning): intra-warpgroup overlap of the next tile's Q·Kᵀ with this
-// tile's softmax, and ping-pong scheduling of the two warpgroups' softmax against each other's
-// GEMMs (FA3). Without them the tensor core idles while a warpgroup does its softmax unless the
-// other warpgroup happens to be in a GEMM; the warp schedulers interleave the two warpgroups
-// freely, which recovers part of it.
+// Not yet here (next rung): ping-pong scheduling of the two warpgroups (named barriers so one
+// warpgroup's softmax runs while the other's GEMMs do), a producer warpgroup with setmaxnreg, and
+// a persistent grid. The warp schedulers interleave the warpgroups freely, which recovers part of
+// the ping-pong gain.
 //
-// Prediction (H100 SXM, bf16, B·H·S = 2·16·8192, non-causal): per key tile (128 keys) a
-// warpgroup issues 2·64·128·d MACs of wgmma (d=128: ~4.2 MFLOP, ~1 µs of one SM's tensor core at
-// ~990 TFLOP/s dense peak / 132 SMs) and ~64 exp2 + ~200 other instructions per thread of softmax
-// (~0.3-0.4 µs per warpgroup on its quarter of the SM's issue slots). Two warpgroups overlap that
-// only partly without ping-pong: estimate 55-70% of peak tensor throughput at d=128, i.e.
-// ~450-550 TFLOP/s (rung 4 ~260-330, FA2 ~350, cuDNN 610-670); d=64 (half the GEMM work per exp)
-// ~330-420. Causal about 10-15% lower (diagonal tiles masked, shorter rows of tiles).
+// Prediction (H100 SXM, bf16, B·H·S = 2·16·8192, non-causal): per 128-key tile a warpgroup issues
+// 2·64·128·d MACs of wgmma (d=128: 4.2 MFLOP, ~0.56 µs of its SM's tensor core at ~990 TFLOP/s
+// dense / 132 SMs) and ~64 exp2 + ~250 other instructions per thread of softmax (8192 exp2 at 16
+// per clock per SM: ~0.28 µs). With half of each softmax hidden
+// behind its own warpgroup's P·V and most of the rest behind the other warpgroup's GEMMs,
+// estimate 55-65% of dense peak at d=128: ~520-620 TFLOP/s (rung 4 ~260-330, FA2 ~350, cuDNN
+// 610-670, FA3 ~640-660); d=64 (half the GEMM work per exp2, 3 warpgroups) ~380-450. Causal
+// ~10-15% lower at S=8192 (masked diagonal tiles; the heaviest query tiles are launched first).
 //
 // Measured: (filled in from results/ after the H100 sweep)
 //
-// Instances (ptxas, CUDA 13.0, -O3, sm_90a; 0-byte stack frame, no spills):
+// Instances (ptxas, CUDA 13.0, -O3, sm_90a; 0-byte stack frame, no spills, no LDL/STL):
 //   dtype      D    M x N x threads   stages  smem (B)   regs   CTAs/SM
-//   bf16/fp16  128  128 x 128 x 256   3       230,480    see report
-//   bf16/fp16  64   192 x 128 x 384   4       156,752    see report
+//   bf16/fp16  128  128 x 128 x 256   3       230,468    186    1 (smem)
+//   bf16/fp16  64   192 x 128 x 384   4       156,760    155    1 (smem, registers)
 
 #include <cuda.h>  // CUtensorMap and the cuTensorMapEncodeTiled enums only: libcuda is not linked
 #include <cudaTypedefs.h>
@@ -213,9 +219,9 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_
         tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 1));
         tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 2));
         const float m_new = fmaxf(row_max[h], tile_max[h] * scale_log2);
-        // online_softmax_rescale / _offset (online_softmax.cuh), computed without branches: a
-        // branch here makes ptxas drain the in-flight P·V wgmma before the softmax (it places
-        // the wait ahead of the reconvergence region), which would undo the overlap.
+        // online_softmax_rescale / _offset (online_softmax.cuh), computed without branches (the
+        // helper's ?: around an inline-asm ex2 becomes a branch): the softmax stays one basic
+        // block, which ptxas schedules freely between the two wgmma waits.
         const float ex = ptx::ex2_approx(row_max[h] - m_new);  // NaN only if both are -inf
         rescale[h] = row_max[h] == -CUDART_INF_F ? 0.0f : ex;
         offset[h] = m_new == -CUDART_INF_F ? 0.0f : m_new;
@@ -259,10 +265,13 @@ __device__ __forceinline__ void rescale_o(float (&o)[Tr::kAccO], const float (&r
 //              slot s = t % kStages, complete = its bytes. Use r = t / kStages of the slot is
 //              waited with parity r & 1. Tiles 0..min(kStages, n_tiles)-1 are issued by thread 0
 //              before the loop; tile t >= kStages is issued when every warp has released tile
-//              t - kStages. A warp releases tile u in iteration u + 1 (overlapped schedule; u in
-//              iteration u in the plain one) and in iteration i waits only for K(i) and V(i - 1),
-//              whose loads need releases of tiles <= i - kStages, done in iterations <= i - 1.
-//              So iteration i of any warp depends only on iterations < i of all warps: no cycle,
+//              t - kStages. Overlapped schedule: a warp releases tile u at the end of iteration
+//              u + 1 (tile n-1 after the loop); in iteration i it waits for V(i - 1) and, before
+//              its release of tile i - 1, for K(i + 1), whose loads need the releases of tiles
+//              i - 1 - kStages and i + 1 - kStages <= i - 2 (kStages >= 3, asserted), done in
+//              iterations <= i - 1. Plain schedule: tile u released in iteration u, iteration i
+//              waits for K(i), V(i), needing releases of tile i - kStages <= i - 2. Either way
+//              iteration i of any warp depends only on iterations < i of all warps: no cycle,
 //              no deadlock, for any n_tiles (0 included: then only Q is loaded, and it is still
 //              waited for, so no TMA is in flight when the CTA ends).
 //   counter[s] (u32): one atom.add per warp per use of slot s; the warp that sees old value
@@ -360,8 +369,14 @@ __global__ void __launch_bounds__(Tr::kNThreads, 1)
     uint32_t phase = 0;
     if constexpr (Tr::kOverlap) {
         // FA3's intra-warpgroup pipelining: in iteration t the tensor core runs S(t) = Q·K(t)ᵀ and
-        // then O += P(t-1)·V(t-1) while this warpgroup's threads do softmax(t) (after S(t) lands).
-        // O's rescale for tile t is applied once P(t-1)·V(t-1) is in: O_t = (O + P_{t-1} V_{t-1})·α_t.
+        // then O = α(t-1)·O + P(t-1)·V(t-1) while this warpgroup's threads do softmax(t) (after
+        // S(t) lands). Between the two waits only S's registers and the row statistics are
+        // written: O is rescaled before its wgmma is issued, P is packed after it completed.
+        // ptxas schedules a wgmma.wait_group at the top of its basic block (it hoisted it above
+        // the whole softmax when both shared one), so the wait for the next K tile, a spin loop,
+        // sits between the softmax and wait_group 0 and gives the latter a block of its own.
+        // That wait needs tile t+1 loaded before tile t-1 is released: kStages >= 3.
+        static_assert(kStages >= 3, "the overlapped schedule waits for K(t+1) before releasing tile t-1");
         if (n_tiles > 0) {
             hopper::mbarrier_wait_parity(bar_k0, 0);
             hopper::warpgroup_fence_operand(s);
@@ -371,7 +386,7 @@ __global__ void __launch_bounds__(Tr::kNThreads, 1)
             hopper::warpgroup_fence_operand(s);
             hopper::wgmma_wait_group<0>();
             hopper::warpgroup_fence_operand(s);
-            softmax_tile<Tr>(s, row_max, row_sum, rescale, p, m_start, 0, r0, c0);  // O = 0: no rescale
+            softmax_tile<Tr>(s, row_max, row_sum, rescale, p, m_start, 0, r0, c0);
             pack_p<Tr>(pa, s);
         }
         int prev_stage = 0;
@@ -380,37 +395,43 @@ __global__ void __launch_bounds__(Tr::kNThreads, 1)
             stage = 0;
             phase ^= 1u;
         }
+        if (n_tiles > 1) hopper::mbarrier_wait_parity(bar_k0 + 8 * stage, phase);  // K(1)
 #pragma unroll 1
         for (int t = 1; t < n_tiles; ++t) {
-            hopper::mbarrier_wait_parity(bar_k0 + 8 * stage, phase);
+            // K(t) has landed (waited at the end of the previous iteration).
             hopper::warpgroup_fence_operand(s);
-            hopper::warpgroup_fence_operand(o);
-            hopper::warpgroup_fence_operand(pa);
-            hopper::wgmma_fence();  // orders the last rescale of o and pack of pa before the wgmmas
+            hopper::wgmma_fence();
             issue_qk<Tr>(s, desc_q, desc_k, stage);
             hopper::wgmma_commit_group();
+            rescale_o<Tr>(o, rescale);  // α(t-1), from softmax(t-1)
             hopper::mbarrier_wait_parity(bar_v0 + 8 * prev_stage, prev_phase);
+            hopper::warpgroup_fence_operand(o);
+            hopper::warpgroup_fence_operand(pa);
+            hopper::wgmma_fence();  // orders the rescale of o and the pack of pa before the wgmma
             issue_pv<Tr>(o, pa, desc_v, prev_stage);
             hopper::wgmma_commit_group();
             hopper::warpgroup_fence_operand(s);
             hopper::wgmma_wait_group<1>();  // S(t) has landed; P(t-1)·V(t-1) may still run
             hopper::warpgroup_fence_operand(s);
             softmax_tile<Tr>(s, row_max, row_sum, rescale, p, m_start, t * kBlockN, r0, c0);
-            hopper::warpgroup_fence_operand(o);
-            hopper::wgmma_wait_group<0>();
-            hopper::warpgroup_fence_operand(o);
-            hopper::warpgroup_fence_operand(pa);  // old P stays live (its registers untouched) until here
-            release(prev_stage, t - 1);
-            rescale_o<Tr>(o, rescale);
-            pack_p<Tr>(pa, s);
             prev_stage = stage;
             prev_phase = phase;
             if (++stage == kStages) {
                 stage = 0;
                 phase ^= 1u;
             }
+            if (t + 1 < n_tiles) hopper::mbarrier_wait_parity(bar_k0 + 8 * stage, phase);  // K(t+1)
+            hopper::warpgroup_fence_operand(o);
+            hopper::warpgroup_fence_operand(pa);
+            hopper::wgmma_wait_group<0>();
+            hopper::warpgroup_fence_operand(o);
+            hopper::warpgroup_fence_operand(pa);  // pa stays untouched until the wgmma read it
+            // Tile t-1 is fully consumed; its slot is the one before tile t's (prev_stage) in the ring.
+            release(prev_stage == 0 ? kStages - 1 : prev_stage - 1, t - 1);
+            pack_p<Tr>(pa, s);
         }
         if (n_tiles > 0) {
+            rescale_o<Tr>(o, rescale);
             hopper::mbarrier_wait_parity(bar_v0 + 8 * prev_stage, prev_phase);
             hopper::warpgroup_fence_operand(o);
             hopper::warpgroup_fence_operand(pa);
@@ -516,12 +537,13 @@ bool encode_map(CUtensorMap* map, DType dtype, const void* base, int head_dim, i
     if (encode == nullptr) return false;
     const cuuint64_t elem = 2;
     cuuint64_t dims[4] = {cuuint64_t(head_dim), cuuint64_t(seqlen), cuuint64_t(heads), cuuint64_t(batch)};
-    // Byte strides of dims 1..3. A stride of a size-1 dimension is never applied; give it a valid
-    // value (multiple of 16, nonzero) in case the caller left it 0.
+    // Byte strides of dims 1..3 (TMA: multiples of 16, < 2^40; not required to grow with the
+    // dimension index, which is what lets bshd's head stride be smaller than its row stride). A
+    // size-1 dimension's stride is never applied: give it a valid value whatever the caller set.
     cuuint64_t strides[3] = {cuuint64_t(row_stride) * elem, cuuint64_t(head_stride) * elem,
                              cuuint64_t(batch_stride) * elem};
-    if (heads == 1 && strides[1] == 0) strides[1] = 16;
-    if (batch == 1 && strides[2] == 0) strides[2] = 16;
+    for (int i = 0; i < 3; ++i)
+        if (dims[i + 1] == 1) strides[i] = 16;
     cuuint32_t box[4] = {64, cuuint32_t(box_rows), 1, 1};
     cuuint32_t elem_strides[4] = {1, 1, 1, 1};
     const CUtensorMapDataType type =

@@ -15,5 +15,6 @@ const std::vector<KernelInstance>& tiled_instances();              // 01_tiled.c
 const std::vector<KernelInstance>& cp_async_instances();           // 02_cp_async.cu
 const std::vector<KernelInstance>& mma_instances();                // 03_mma.cu
 const std::vector<KernelInstance>& warp_specialized_instances();   // 04_warp_specialized.cu
+const std::vector<KernelInstance>& wgmma_tma_instances();          // 05_wgmma_tma.cu (sm_90a)
 
 }  // namespace fa
