@@ -23,8 +23,13 @@ const std::vector<KernelInfo>& kernel_registry() {
          "mma + a producer warp filling a multi-stage K/V ring (num_threads counts the consumer warps; +32 launched)",
          80, &warp_specialized_instances},
         {5, "wgmma_tma",
-         "Hopper: TMA loads into a 3-4 stage mbarrier ring, S = Q.K^T and O += P.V with wgmma, two consumer warpgroups",
-         90, &wgmma_tma_instances, nullptr, true},
+         "Hopper: TMA into a 3-4 stage mbarrier ring, wgmma for S = Q.K^T and O += P.V, plain schedule", 90,
+         &wgmma_tma_instances, nullptr, true},
+        {6, "wgmma_ws",
+         "wgmma_tma + producer warpgroup, setmaxnreg, consumer ping-pong (num_threads counts consumers; +128 launched)",
+         90, &wgmma_ws_instances, nullptr, true},
+        {7, "wgmma_overlap", "wgmma_tma + intra-warpgroup overlap: next Q.K^T issued before the current softmax", 90,
+         &wgmma_overlap_instances, nullptr, true},
         // FA_LADDER_REGISTRY
     };
     return kRegistry;

@@ -16,5 +16,7 @@ const std::vector<KernelInstance>& cp_async_instances();           // 02_cp_asyn
 const std::vector<KernelInstance>& mma_instances();                // 03_mma.cu
 const std::vector<KernelInstance>& warp_specialized_instances();   // 04_warp_specialized.cu
 const std::vector<KernelInstance>& wgmma_tma_instances();          // 05_wgmma_tma.cu (sm_90a)
+const std::vector<KernelInstance>& wgmma_ws_instances();           // 06_wgmma_ws.cu (sm_90a)
+const std::vector<KernelInstance>& wgmma_overlap_instances();      // 07_wgmma_overlap.cu (sm_90a)
 
 }  // namespace fa

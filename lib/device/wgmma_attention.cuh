@@ -1,0 +1,575 @@
+// The kernel pieces shared by the Hopper rungs (05 `wgmma_tma`, 06 `wgmma_ws`, 07 `wgmma_overlap`):
+// the tile traits and shared-memory layout, the per-tile steps of one consumer warpgroup (issue
+// S = Q·Kᵀ, mask + online softmax, pack P, rescale O, issue O += P·V), the TMA tensor maps, and
+// the producer-less kernel that rungs 05 and 07 instantiate with the plain or the overlapped
+// intra-warpgroup schedule (Traits::kOverlap). Rung 06 has its own kernel (a producer warpgroup)
+// built from the same steps. See 05_wgmma_tma.cu for the design notes.
+//
+// Every .cu that includes this header must be compiled for sm_90a (hopper.cuh: the device bodies
+// compile to empty stubs elsewhere and the instances must not be registered there).
+#pragma once
+
+#include <cuda.h>  // CUtensorMap and the cuTensorMapEncodeTiled enums only: libcuda is not linked
+#include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "device/block_info.cuh"
+#include "device/hopper.cuh"
+#include "device/mask.cuh"
+#include "device/online_softmax.cuh"
+#include "device/ptx.cuh"
+#include "fa/kernel_api.h"
+
+namespace fa::wgmma {
+
+template <typename T_, int kHeadDim_, int kNumWG_, int kBlockN_, int kStages_, bool kOverlap_>
+struct WgmmaTmaTraits {
+    using T = T_;
+    static constexpr int kHeadDim = kHeadDim_;  // D
+    static constexpr int kNumWG = kNumWG_;      // consumer warpgroups; each owns 64 query rows
+    static constexpr int kBlockM = 64 * kNumWG;  // query rows per CTA (wgmma M is 64 per warpgroup)
+    static constexpr int kBlockN = kBlockN_;    // keys per ring slot = N of S = Q·Kᵀ
+    static constexpr int kStages = kStages_;    // K/V ring depth
+    // Intra-warpgroup pipelining (FA3): S(t+1) = Q·K(t+1)ᵀ and O += P(t)·V(t) are in flight on the
+    // tensor core while the warpgroup computes softmax(t+1) (rung 07 `wgmma_overlap`). false: the
+    // plain S -> softmax -> P·V schedule (rung 05 `wgmma_tma`; same results up to fp32 summation
+    // order). Rung 06's kernel ignores it (its schedule is its own).
+    static constexpr bool kOverlap = kOverlap_;
+    static constexpr int kNThreads = 128 * kNumWG;
+    static constexpr int kNWarps = kNThreads / 32;  // arrivals that release a ring slot
+
+    static constexpr int kElemBytes = 2;
+    static constexpr int kAtomCols = 128 / kElemBytes;        // 64: columns per 128-byte swizzle row
+    static constexpr int kChunks = kHeadDim / kAtomCols;      // 64-column blocks per row (TMA boxes per tile)
+    static constexpr int kQChunkBytes = kBlockM * 128;        // one 64-column block of the Q tile
+    static constexpr int kKVChunkBytes = kBlockN * 128;       // one 64-column block of a K or V tile
+    static constexpr int kQBytes = kChunks * kQChunkBytes;    // Q tile (also O's staging buffer)
+    static constexpr int kKVBytes = kChunks * kKVChunkBytes;  // one K (or one V) slot
+
+    static constexpr int kAccS = kBlockN / 2;   // fp32 of S per thread (64 x kBlockN over 128 threads)
+    static constexpr int kAccO = kHeadDim / 2;  // fp32 of O per thread
+    static constexpr int kKStepsQK = kHeadDim / 16;  // wgmma k16 steps of Q·Kᵀ
+    static constexpr int kKStepsPV = kBlockN / 16;   // wgmma k16 steps of P·V
+
+    // Layout (offsets from the 1024-aligned base): Q | K slots | V slots | mbarriers | counters.
+    // Every TMA destination is a multiple of 1024 bytes from the base: the 128-byte swizzle pattern
+    // repeats every 1024 bytes and wgmma descriptors assume it starts on such a boundary.
+    static constexpr int kOffQ = 0;
+    static constexpr int kOffK = kOffQ + kQBytes;
+    static constexpr int kOffV = kOffK + kStages * kKVBytes;
+    static constexpr int kOffBar = kOffV + kStages * kKVBytes;   // q_full, k_full[kStages], v_full[kStages]
+    static constexpr int kOffCount = kOffBar + 8 * (1 + 2 * kStages);  // release counter per slot (u32)
+    static constexpr int kPayloadBytes = kOffCount + 4 * kStages;
+    // + 1024: dynamic shared memory is only guaranteed 16-byte aligned; the kernel rounds its base up.
+    static constexpr int kSmemBytes = kPayloadBytes + 1024;
+
+    static_assert(sizeof(T) == 2, "wgmma here takes bf16 or fp16 operands");
+    static_assert(kHeadDim % 64 == 0, "rows are whole 128-byte swizzle atoms (64 elements)");
+    static_assert(kHeadDim == 64 || kHeadDim == 128 || kHeadDim == 192 || kHeadDim == 256,
+                  "O += P·V uses wgmma N = head_dim (instantiated for 64/128/192/256)");
+    static_assert(kBlockN == 64 || kBlockN == 128 || kBlockN == 192 || kBlockN == 256,
+                  "S = Q·Kᵀ uses wgmma N = kBlockN (instantiated for 64/128/192/256)");
+    static_assert(kBlockM <= 256 && kBlockN <= 256, "a TMA box spans at most 256 rows");
+    static_assert(kNumWG >= 1 && kNThreads <= 1024, "1..8 consumer warpgroups");
+    static_assert(kStages >= 2, "a ring of one slot would serialize copy and compute");
+    static_assert(kOffK % 1024 == 0 && kKVBytes % 1024 == 0 && kQChunkBytes % 1024 == 0 &&
+                      kKVChunkBytes % 1024 == 0,
+                  "TMA destinations / wgmma operands start on 1024-byte swizzle-pattern boundaries");
+    static_assert(kOffBar % 8 == 0, "mbarriers are 8-byte aligned");
+    static_assert(kKVBytes < (1 << 20) && kQBytes < (1 << 20), "mbarrier tx-count limit (2^20 - 1 bytes)");
+    static_assert(kSmemBytes <= 227 * 1024, "fits sm_90's 227 KiB opt-in shared memory per block");
+    static_assert((2 * kBlockM) % kNThreads == 0, "fa-bench tile rule (registry.cpp)");
+};
+
+// Issues the TMA copies of key tile `tile` into ring slot tile % kStages (K and V, each on its own
+// full barrier, so S = Q·Kᵀ can start before V has landed). One thread.
+template <class Tr>
+__device__ __forceinline__ void issue_kv_tile(int tile, uint32_t sK, uint32_t sV, uint32_t bar_k0, uint32_t bar_v0,
+                                              const CUtensorMap* tm_k, const CUtensorMap* tm_v, int head, int batch) {
+    const int s = tile % Tr::kStages;
+    const int row = tile * Tr::kBlockN;
+    const uint32_t bar_k = bar_k0 + 8 * s, bar_v = bar_v0 + 8 * s;
+    hopper::mbarrier_arrive_expect_tx(bar_k, Tr::kKVBytes);
+#pragma unroll
+    for (int c = 0; c < Tr::kChunks; ++c)
+        hopper::tma_load_4d(sK + s * Tr::kKVBytes + c * Tr::kKVChunkBytes, tm_k, bar_k, c * Tr::kAtomCols, row, head,
+                            batch);
+    hopper::mbarrier_arrive_expect_tx(bar_v, Tr::kKVBytes);
+#pragma unroll
+    for (int c = 0; c < Tr::kChunks; ++c)
+        hopper::tma_load_4d(sV + s * Tr::kKVBytes + c * Tr::kKVChunkBytes, tm_v, bar_v, c * Tr::kAtomCols, row, head,
+                            batch);
+}
+
+// Per-warpgroup pieces of the main loop. Fragment convention (hopper.cuh, WgmmaM64): thread
+// (warp w of its warpgroup, lane l) holds rows r0 = 16w + l/4 and r0 + 8 of the warpgroup's 64,
+// element 4j + 2h + e at row r0 + 8h, column 8j + 2(l%4) + e.
+
+// Issues S = Q·Kᵀ for ring slot `stage` (no fence / commit: the caller brackets the batch).
+template <class Tr>
+__device__ __forceinline__ void issue_qk(float (&s)[Tr::kAccS], uint64_t desc_q, uint64_t desc_k, int stage) {
+#pragma unroll
+    for (int kk = 0; kk < Tr::kKStepsQK; ++kk) {
+        // k16 step kk: 64-column block kk/4, 32 bytes per step inside the 128-byte atom row.
+        const uint32_t off_q = (kk / 4) * Tr::kQChunkBytes + (kk % 4) * 32;
+        const uint32_t off_k = stage * Tr::kKVBytes + (kk / 4) * Tr::kKVChunkBytes + (kk % 4) * 32;
+        hopper::WgmmaM64<Tr::kBlockN>::template ss<typename Tr::T>(s, desc_q + (off_q >> 4), desc_k + (off_k >> 4),
+                                                                    kk > 0 ? 1u : 0u);
+    }
+}
+
+// Issues O += P·V for ring slot `stage`, P from registers (pa[4kk..4kk+3] = A fragment of k16 step kk).
+template <class Tr>
+__device__ __forceinline__ void issue_pv(float (&o)[Tr::kAccO], const uint32_t (&pa)[Tr::kKStepsPV * 4], uint64_t desc_v,
+                                         int stage) {
+#pragma unroll
+    for (int kk = 0; kk < Tr::kKStepsPV; ++kk) {
+        // 16 keys = two 1024-byte atoms of V's MN-major layout.
+        const uint32_t off_v = stage * Tr::kKVBytes + kk * 2048;
+        const uint32_t(&a)[4] = *reinterpret_cast<const uint32_t(*)[4]>(&pa[4 * kk]);
+        hopper::WgmmaM64<Tr::kHeadDim>::template rs<typename Tr::T, 1>(o, a, desc_v + (off_v >> 4), 1u);
+    }
+}
+
+// Mask, online-softmax update and exponentiation of one S tile, in place (s becomes P in fp32).
+// Returns through `rescale` the factor the caller must apply to O for each of its two rows.
+template <class Tr>
+__device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_max)[2], float (&row_sum)[2],
+                                             float (&rescale)[2], const FwdParams& p, int m_start, int n_start,
+                                             int r0, int c0) {
+    constexpr int kBlockN = Tr::kBlockN;
+    // Keys >= seqlen_k (zero-filled by TMA) and, causal, keys past the diagonal.
+    if (tile_needs_mask(m_start, n_start, kBlockN, p.seqlen_k, p.causal)) {
+#pragma unroll
+        for (int j = 0; j < kBlockN / 8; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const int row = m_start + r0 + 8 * (e >> 1);
+                const int col = n_start + 8 * j + c0 + (e & 1);
+                if (!key_visible(row, col, p.seqlen_k, p.causal)) s[4 * j + e] = -CUDART_INF_F;
+            }
+    }
+    float tile_max[2] = {-CUDART_INF_F, -CUDART_INF_F};
+#pragma unroll
+    for (int j = 0; j < kBlockN / 8; ++j) {
+        tile_max[0] = fmaxf(tile_max[0], fmaxf(s[4 * j + 0], s[4 * j + 1]));
+        tile_max[1] = fmaxf(tile_max[1], fmaxf(s[4 * j + 2], s[4 * j + 3]));
+    }
+    const float scale_log2 = p.scale_log2;
+    float offset[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        // The 4 lanes sharing a row (lane / 4 equal) hold its kBlockN columns between them.
+        tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 1));
+        tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 2));
+        const float m_new = fmaxf(row_max[h], tile_max[h] * scale_log2);
+        // online_softmax_rescale / _offset (online_softmax.cuh), computed without branches (the
+        // helper's ?: around an inline-asm ex2 becomes a branch): the softmax stays one basic
+        // block, which ptxas schedules freely between the two wgmma waits.
+        const float ex = ptx::ex2_approx(row_max[h] - m_new);  // NaN only if both are -inf
+        rescale[h] = row_max[h] == -CUDART_INF_F ? 0.0f : ex;
+        offset[h] = m_new == -CUDART_INF_F ? 0.0f : m_new;
+        row_max[h] = m_new;
+        row_sum[h] *= rescale[h];
+    }
+#pragma unroll
+    for (int j = 0; j < kBlockN / 8; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const float pv = ptx::ex2_approx(fmaf(s[4 * j + e], scale_log2, -offset[e >> 1]));
+            s[4 * j + e] = pv;
+            row_sum[e >> 1] += pv;
+        }
+}
+
+// P (fp32, accumulator layout) -> wgmma A fragments. k16 step kk covers accumulator groups 2kk and
+// 2kk+1; the A layout {a0,a1} = (row r0, k 2(l%4)..), {a2,a3} = (row r0+8), {a4,a5} = (row r0, k+8),
+// {a6,a7} = (row r0+8, k+8) is exactly s[8kk+0..1], s[8kk+2..3], s[8kk+4..5], s[8kk+6..7].
+template <class Tr>
+__device__ __forceinline__ void pack_p(uint32_t (&pa)[Tr::kKStepsPV * 4], const float (&s)[Tr::kAccS]) {
+#pragma unroll
+    for (int i = 0; i < Tr::kKStepsPV * 4; ++i) pa[i] = ptx::pack2<typename Tr::T>(s[2 * i], s[2 * i + 1]);
+}
+
+template <class Tr>
+__device__ __forceinline__ void rescale_o(float (&o)[Tr::kAccO], const float (&rescale)[2]) {
+#pragma unroll
+    for (int j = 0; j < Tr::kAccO / 4; ++j) {
+        o[4 * j + 0] *= rescale[0];
+        o[4 * j + 1] *= rescale[0];
+        o[4 * j + 2] *= rescale[1];
+        o[4 * j + 3] *= rescale[1];
+    }
+}
+
+// Epilogue of consumer warpgroup `wg` (64 rows of the CTA tile): O / l into the warpgroup's own Q
+// rows of shared memory, in the 128-byte swizzled layout TMA reads, then one thread (`leader`)
+// TMA-stores them; rows >= seqlen_q are clipped by the copy engine, and a warpgroup whose first
+// row is past seqlen_q stores nothing. Precondition: every wgmma of this warpgroup that reads its
+// Q rows has completed, and no other warpgroup reads them. `bar_id`: a named barrier for this
+// warpgroup's 128 threads. r0 = this thread's first row in the CTA tile (wg·64 + 16·warp + lane/4).
+// Element (r, col): 64-column block col / 64, 16-byte chunk (col % 64) / 8 stored at
+// chunk ^ (r % 8), 4 bytes per thread (bank-conflict free: the 8 rows of a warp's store hit 8
+// different chunks).
+template <class Tr>
+__device__ __forceinline__ void store_o_tile(const float (&o)[Tr::kAccO], float (&row_sum)[2], uint32_t sQ, int wg,
+                                             int r0, int c0, bool leader, uint32_t bar_id, const CUtensorMap* tm_o,
+                                             int m_start, int head, int batch, int seqlen_q) {
+    float inv[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        row_sum[h] += __shfl_xor_sync(0xffffffffu, row_sum[h], 1);
+        row_sum[h] += __shfl_xor_sync(0xffffffffu, row_sum[h], 2);
+        inv[h] = online_softmax_inv_sum(row_sum[h]);
+    }
+#pragma unroll
+    for (int j = 0; j < Tr::kAccO / 4; ++j) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int r = r0 + 8 * h;
+            const uint32_t addr = sQ + (j / 8) * Tr::kQChunkBytes + r * 128 + (((j % 8) ^ (r % 8)) << 4) + c0 * 2;
+            ptx::st_shared_b32(addr,
+                               ptx::pack2<typename Tr::T>(o[4 * j + 2 * h] * inv[h], o[4 * j + 2 * h + 1] * inv[h]));
+        }
+    }
+    hopper::fence_proxy_async_shared_cta();
+    hopper::named_barrier_sync(bar_id, 128);
+    if (leader && m_start + wg * 64 < seqlen_q) {
+#pragma unroll
+        for (int c = 0; c < Tr::kChunks; ++c)
+            hopper::tma_store_4d(tm_o, sQ + c * Tr::kQChunkBytes + wg * 64 * 128, c * Tr::kAtomCols, m_start + wg * 64,
+                                 head, batch);
+        hopper::bulk_commit_group();
+        hopper::bulk_wait_group_read<0>();  // shared memory must outlive the store's reads
+    }
+}
+
+// Grid: x = query tile (reversed: the heaviest causal tiles start first), y = head, z = batch.
+// Synchronization, all of it (each wait is satisfied by construction):
+//   bar_q      (count 1): thread 0's arrive.expect_tx + the Q bytes. Waited once, parity 0, by all.
+//   k_full[s], v_full[s] (count 1 each): arm = arrive.expect_tx by the thread issuing tile t into
+//              slot s = t % kStages, complete = its bytes. Use r = t / kStages of the slot is
+//              waited with parity r & 1. Tiles 0..min(kStages, n_tiles)-1 are issued by thread 0
+//              before the loop; tile t >= kStages is issued when every warp has released tile
+//              t - kStages. Overlapped schedule: a warp releases tile u at the end of iteration
+//              u + 1 (tile n-1 after the loop); in iteration i it waits for V(i - 1) and, before
+//              its release of tile i - 1, for K(i + 1), whose loads need the releases of tiles
+//              i - 1 - kStages and i + 1 - kStages <= i - 2 (kStages >= 3, asserted), done in
+//              iterations <= i - 1. Plain schedule: tile u released in iteration u, iteration i
+//              waits for K(i), V(i), needing releases of tile i - kStages <= i - 2. Either way
+//              iteration i of any warp depends only on iterations < i of all warps: no cycle,
+//              no deadlock, for any n_tiles (0 included: then only Q is loaded, and it is still
+//              waited for, so no TMA is in flight when the CTA ends).
+//   counter[s] (u32): one atom.add per warp per use of slot s; the warp that sees old value
+//              ≡ kNWarps - 1 (mod kNWarps) is the last releaser of that use and refills the slot.
+//              Uses of a slot cannot interleave: use r+1's tile is loaded only after use r's last
+//              arrival. acq_rel orders every warp's completed wgmma reads of the slot (wait_group
+//              returned before its arrival) before the refill's TMA writes.
+//   named barrier 1 + wg (128 threads): a warpgroup's O rows are in shared memory (and fenced for
+//              the async proxy) before its elected thread TMA-stores them.
+template <class Tr>
+__global__ void __launch_bounds__(Tr::kNThreads, 1)
+    wgmma_tma_fwd_kernel(const FwdParams p, const __grid_constant__ CUtensorMap tm_q,
+                         const __grid_constant__ CUtensorMap tm_k, const __grid_constant__ CUtensorMap tm_v,
+                         const __grid_constant__ CUtensorMap tm_o) {
+#if FA_HOPPER_ENABLED
+    constexpr int kBlockM = Tr::kBlockM;
+    constexpr int kBlockN = Tr::kBlockN;
+    constexpr int kStages = Tr::kStages;
+
+    extern __shared__ unsigned char smem_raw[];
+    const uint32_t smem = (hopper::smem_u32(smem_raw) + 1023u) & ~1023u;
+    const uint32_t sQ = smem + Tr::kOffQ;
+    const uint32_t sK = smem + Tr::kOffK;
+    const uint32_t sV = smem + Tr::kOffV;
+    const uint32_t bar_q = smem + Tr::kOffBar;
+    const uint32_t bar_k0 = bar_q + 8;
+    const uint32_t bar_v0 = bar_q + 8 + 8 * kStages;
+    const uint32_t count0 = smem + Tr::kOffCount;
+
+    const int m_start = (gridDim.x - 1 - blockIdx.x) * kBlockM;
+    const int head = blockIdx.y, batch = blockIdx.z;
+    const int n_tiles = num_key_tiles(p, m_start, kBlockM, kBlockN);
+    const int tid = threadIdx.x;
+
+    if (tid == 0) {
+        hopper::mbarrier_init(bar_q, 1);
+#pragma unroll
+        for (int s = 0; s < kStages; ++s) {
+            hopper::mbarrier_init(bar_k0 + 8 * s, 1);
+            hopper::mbarrier_init(bar_v0 + 8 * s, 1);
+            ptx::st_shared_b32(count0 + 4 * s, 0u);
+        }
+        hopper::fence_mbarrier_init();
+    }
+    __syncthreads();
+
+    if (tid == 0) {
+        hopper::mbarrier_arrive_expect_tx(bar_q, Tr::kQBytes);
+#pragma unroll
+        for (int c = 0; c < Tr::kChunks; ++c)
+            hopper::tma_load_4d(sQ + c * Tr::kQChunkBytes, &tm_q, bar_q, c * Tr::kAtomCols, m_start, head, batch);
+        const int prologue = n_tiles < kStages ? n_tiles : kStages;
+        for (int t = 0; t < prologue; ++t)
+            issue_kv_tile<Tr>(t, sK, sV, bar_k0, bar_v0, &tm_k, &tm_v, head, batch);
+    }
+
+    // ---- Consumers: every warpgroup, 64 query rows each ----
+    const int wg = tid / 128;
+    const int warp = (tid / 32) % 4;
+    const int lane = tid % 32;
+    const int r0 = wg * 64 + warp * 16 + lane / 4;  // this thread's rows (in the CTA tile): r0, r0 + 8
+    const int c0 = 2 * (lane % 4);                  // its column offset inside each 8-column group
+
+    // Descriptor bases (see hopper.cuh for the field derivations). Q: K-major, this warpgroup's 64
+    // rows start 64·128 bytes into each 64-column block. K: K-major. V: MN-major, LBO = distance
+    // between its 64-column blocks (used at head_dim 128).
+    const uint64_t desc_q = hopper::make_smem_desc_sw128(sQ + wg * 64 * 128, 16, 1024);
+    const uint64_t desc_k = hopper::make_smem_desc_sw128(sK, 16, 1024);
+    const uint64_t desc_v = hopper::make_smem_desc_sw128(sV, Tr::kKVChunkBytes, 1024);
+
+    float o[Tr::kAccO];
+#pragma unroll
+    for (int i = 0; i < Tr::kAccO; ++i) o[i] = 0.0f;
+    float row_max[2] = {-CUDART_INF_F, -CUDART_INF_F};  // running max of s·scale_log2
+    float row_sum[2] = {0.0f, 0.0f};                    // this thread's partial sums (4 lanes per row)
+    float s[Tr::kAccS];                                 // S of the newest tile, then its P (fp32)
+    uint32_t pa[Tr::kKStepsPV * 4];                     // P as wgmma A fragments
+    float rescale[2];
+
+    // Releases ring slot `slot` after tile `tile` (its K and V reads by this warp are complete);
+    // the last warp to release refills it with tile + kStages.
+    auto release = [&](int slot, int tile) {
+        __syncwarp();
+        if (lane == 0) {
+            const uint32_t old = hopper::atom_add_acq_rel_cta_shared(count0 + 4 * slot, 1u);
+            if (old % Tr::kNWarps == Tr::kNWarps - 1 && tile + kStages < n_tiles)
+                issue_kv_tile<Tr>(tile + kStages, sK, sV, bar_k0, bar_v0, &tm_k, &tm_v, head, batch);
+        }
+    };
+
+    hopper::mbarrier_wait_parity(bar_q, 0);
+
+    int stage = 0;
+    uint32_t phase = 0;
+    if constexpr (Tr::kOverlap) {
+        // FA3's intra-warpgroup pipelining: in iteration t the tensor core runs S(t) = Q·K(t)ᵀ and
+        // then O = α(t-1)·O + P(t-1)·V(t-1) while this warpgroup's threads do softmax(t) (after
+        // S(t) lands). Between the two waits only S's registers and the row statistics are
+        // written: O is rescaled before its wgmma is issued, P is packed after it completed.
+        // ptxas schedules a wgmma.wait_group at the top of its basic block (it hoisted it above
+        // the whole softmax when both shared one), so the wait for the next K tile, a spin loop,
+        // sits between the softmax and wait_group 0 and gives the latter a block of its own.
+        // That wait needs tile t+1 loaded before tile t-1 is released: kStages >= 3.
+        static_assert(kStages >= 3, "the overlapped schedule waits for K(t+1) before releasing tile t-1");
+        if (n_tiles > 0) {
+            hopper::mbarrier_wait_parity(bar_k0, 0);
+            hopper::warpgroup_fence_operand(s);
+            hopper::wgmma_fence();
+            issue_qk<Tr>(s, desc_q, desc_k, 0);
+            hopper::wgmma_commit_group();
+            hopper::warpgroup_fence_operand(s);
+            hopper::wgmma_wait_group<0>();
+            hopper::warpgroup_fence_operand(s);
+            softmax_tile<Tr>(s, row_max, row_sum, rescale, p, m_start, 0, r0, c0);
+            pack_p<Tr>(pa, s);
+        }
+        int prev_stage = 0;
+        uint32_t prev_phase = 0;
+        if (++stage == kStages) {
+            stage = 0;
+            phase ^= 1u;
+        }
+        if (n_tiles > 1) hopper::mbarrier_wait_parity(bar_k0 + 8 * stage, phase);  // K(1)
+#pragma unroll 1
+        for (int t = 1; t < n_tiles; ++t) {
+            // K(t) has landed (waited at the end of the previous iteration).
+            hopper::warpgroup_fence_operand(s);
+            hopper::wgmma_fence();
+            issue_qk<Tr>(s, desc_q, desc_k, stage);
+            hopper::wgmma_commit_group();
+            rescale_o<Tr>(o, rescale);  // α(t-1), from softmax(t-1)
+            hopper::mbarrier_wait_parity(bar_v0 + 8 * prev_stage, prev_phase);
+            hopper::warpgroup_fence_operand(o);
+            hopper::warpgroup_fence_operand(pa);
+            hopper::wgmma_fence();  // orders the rescale of o and the pack of pa before the wgmma
+            issue_pv<Tr>(o, pa, desc_v, prev_stage);
+            hopper::wgmma_commit_group();
+            hopper::warpgroup_fence_operand(s);
+            hopper::wgmma_wait_group<1>();  // S(t) has landed; P(t-1)·V(t-1) may still run
+            hopper::warpgroup_fence_operand(s);
+            softmax_tile<Tr>(s, row_max, row_sum, rescale, p, m_start, t * kBlockN, r0, c0);
+            prev_stage = stage;
+            prev_phase = phase;
+            if (++stage == kStages) {
+                stage = 0;
+                phase ^= 1u;
+            }
+            if (t + 1 < n_tiles) hopper::mbarrier_wait_parity(bar_k0 + 8 * stage, phase);  // K(t+1)
+            hopper::warpgroup_fence_operand(o);
+            hopper::warpgroup_fence_operand(pa);
+            hopper::wgmma_wait_group<0>();
+            hopper::warpgroup_fence_operand(o);
+            hopper::warpgroup_fence_operand(pa);  // pa stays untouched until the wgmma read it
+            // Tile t-1 is fully consumed; its slot is the one before tile t's (prev_stage) in the ring.
+            release(prev_stage == 0 ? kStages - 1 : prev_stage - 1, t - 1);
+            pack_p<Tr>(pa, s);
+        }
+        if (n_tiles > 0) {
+            rescale_o<Tr>(o, rescale);
+            hopper::mbarrier_wait_parity(bar_v0 + 8 * prev_stage, prev_phase);
+            hopper::warpgroup_fence_operand(o);
+            hopper::warpgroup_fence_operand(pa);
+            hopper::wgmma_fence();
+            issue_pv<Tr>(o, pa, desc_v, prev_stage);
+            hopper::wgmma_commit_group();
+            hopper::warpgroup_fence_operand(o);
+            hopper::wgmma_wait_group<0>();
+            hopper::warpgroup_fence_operand(o);
+            hopper::warpgroup_fence_operand(pa);
+            release(prev_stage, n_tiles - 1);
+        }
+    } else {
+        // Plain schedule: S(t), softmax(t), O += P(t)·V(t), each waited before the next.
+#pragma unroll 1
+        for (int t = 0; t < n_tiles; ++t) {
+            hopper::mbarrier_wait_parity(bar_k0 + 8 * stage, phase);
+            hopper::warpgroup_fence_operand(s);
+            hopper::wgmma_fence();
+            issue_qk<Tr>(s, desc_q, desc_k, stage);
+            hopper::wgmma_commit_group();
+            hopper::warpgroup_fence_operand(s);
+            hopper::wgmma_wait_group<0>();
+            hopper::warpgroup_fence_operand(s);
+            softmax_tile<Tr>(s, row_max, row_sum, rescale, p, m_start, t * kBlockN, r0, c0);
+            rescale_o<Tr>(o, rescale);
+            pack_p<Tr>(pa, s);
+            hopper::mbarrier_wait_parity(bar_v0 + 8 * stage, phase);
+            hopper::warpgroup_fence_operand(o);
+            hopper::warpgroup_fence_operand(pa);
+            hopper::wgmma_fence();
+            issue_pv<Tr>(o, pa, desc_v, stage);
+            hopper::wgmma_commit_group();
+            hopper::warpgroup_fence_operand(o);
+            hopper::wgmma_wait_group<0>();
+            hopper::warpgroup_fence_operand(o);
+            hopper::warpgroup_fence_operand(pa);
+            release(stage, t);
+            if (++stage == kStages) {
+                stage = 0;
+                phase ^= 1u;
+            }
+        }
+    }
+
+    // ---- Epilogue: O / l, into this warpgroup's Q rows (swizzled as TMA reads it), TMA store ----
+    // This warpgroup's last wgmma reading its Q rows has completed (wait_group 0 above), and no
+    // other warpgroup reads them.
+    store_o_tile<Tr>(o, row_sum, sQ, wg, r0, c0, tid % 128 == 0, 1 + wg, &tm_o, m_start, head, batch, p.seqlen_q);
+#endif  // FA_HOPPER_ENABLED
+}
+
+// ---- Host: tensor maps ----
+
+// cuTensorMapEncodeTiled from the driver at run time: fa-bench does not link libcuda, so it starts
+// on machines with no driver; this is only reached when a Hopper kernel is launched.
+inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled_fn() {
+    static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+        void* ptr = nullptr;
+        cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &ptr, 12000, cudaEnableDefault, &query) !=
+                cudaSuccess ||
+            query != cudaDriverEntryPointSuccess)
+            return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
+        return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(ptr);
+    }();
+    return fn;
+}
+
+// A 4-D map over one of Q/K/V/O: dims (head_dim, seqlen, heads, batch), element strides from
+// FwdParams (so bshd and bhsd are the same code), box (64 columns = 128 bytes, box_rows, 1, 1),
+// 128-byte swizzle, out-of-bounds elements read as zero (CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE).
+inline bool encode_map(CUtensorMap* map, DType dtype, const void* base, int head_dim, int seqlen, int heads, int batch,
+                int64_t row_stride, int64_t head_stride, int64_t batch_stride, int box_rows) {
+    const auto encode = encode_tiled_fn();
+    if (encode == nullptr) return false;
+    const cuuint64_t elem = 2;
+    cuuint64_t dims[4] = {cuuint64_t(head_dim), cuuint64_t(seqlen), cuuint64_t(heads), cuuint64_t(batch)};
+    // Byte strides of dims 1..3 (TMA: multiples of 16, < 2^40; not required to grow with the
+    // dimension index, which is what lets bshd's head stride be smaller than its row stride). A
+    // size-1 dimension's stride is never applied: give it a valid value whatever the caller set.
+    cuuint64_t strides[3] = {cuuint64_t(row_stride) * elem, cuuint64_t(head_stride) * elem,
+                             cuuint64_t(batch_stride) * elem};
+    for (int i = 0; i < 3; ++i)
+        if (dims[i + 1] == 1) strides[i] = 16;
+    cuuint32_t box[4] = {64, cuuint32_t(box_rows), 1, 1};
+    cuuint32_t elem_strides[4] = {1, 1, 1, 1};
+    const CUtensorMapDataType type =
+        dtype == DType::BFloat16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    const CUresult r = encode(map, type, 4, const_cast<void*>(base), dims, strides, box, elem_strides,
+                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return r == CUDA_SUCCESS;
+}
+
+template <typename T> constexpr DType dtype_of();
+template <> constexpr DType dtype_of<__half>() { return DType::Float16; }
+template <> constexpr DType dtype_of<__nv_bfloat16>() { return DType::BFloat16; }
+
+// The four tensor maps of one launch (Q boxes of kBlockM rows, K/V of kBlockN, O of 64: each
+// consumer warpgroup stores its own 64 rows). false if the driver entry point is missing or TMA
+// cannot take the pointers/strides. Four ~µs driver calls per launch: negligible next to any
+// kernel worth measuring.
+template <class Tr>
+bool encode_maps(const FwdParams& p, CUtensorMap* tm_q, CUtensorMap* tm_k, CUtensorMap* tm_v, CUtensorMap* tm_o) {
+    return encode_map(tm_q, p.dtype, p.q, p.head_dim, p.seqlen_q, p.heads, p.batch, p.q_row_stride, p.q_head_stride,
+                      p.q_batch_stride, Tr::kBlockM) &&
+           encode_map(tm_k, p.dtype, p.k, p.head_dim, p.seqlen_k, p.heads, p.batch, p.k_row_stride, p.k_head_stride,
+                      p.k_batch_stride, Tr::kBlockN) &&
+           encode_map(tm_v, p.dtype, p.v, p.head_dim, p.seqlen_k, p.heads, p.batch, p.v_row_stride, p.v_head_stride,
+                      p.v_batch_stride, Tr::kBlockN) &&
+           encode_map(tm_o, p.dtype, p.o, p.head_dim, p.seqlen_q, p.heads, p.batch, p.o_row_stride, p.o_head_stride,
+                      p.o_batch_stride, 64);
+}
+
+// Launches `kernel` (signature of wgmma_tma_fwd_kernel) with Tr's grid, kLaunchThreads threads and
+// Tr::kSmemBytes of dynamic shared memory.
+template <class Tr, int kLaunchThreads>
+cudaError_t launch_with_maps(void (*kernel)(const FwdParams, const CUtensorMap, const CUtensorMap, const CUtensorMap,
+                                            const CUtensorMap),
+                             const FwdParams& p, cudaStream_t stream) {
+    if (p.head_dim != Tr::kHeadDim || p.dtype != dtype_of<typename Tr::T>()) return cudaErrorInvalidValue;
+    CUtensorMap tm_q, tm_k, tm_v, tm_o;
+    if (!encode_maps<Tr>(p, &tm_q, &tm_k, &tm_v, &tm_o)) return cudaErrorInvalidValue;
+    constexpr std::size_t kSmem = Tr::kSmemBytes;
+    const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem));
+    if (err != cudaSuccess) return err;
+    const dim3 grid((p.seqlen_q + Tr::kBlockM - 1) / Tr::kBlockM, p.heads, p.batch);
+    kernel<<<grid, kLaunchThreads, kSmem, stream>>>(p, tm_q, tm_k, tm_v, tm_o);
+    return cudaGetLastError();
+}
+
+template <class Tr>
+cudaError_t launch_wgmma_tma(const FwdParams& p, cudaStream_t stream) {
+    return launch_with_maps<Tr, Tr::kNThreads>(wgmma_tma_fwd_kernel<Tr>, p, stream);
+}
+
+// Registry entry of the producer-less kernel (rungs 05 and 07): num_threads = threads launched.
+template <class Tr>
+KernelInstance make_instance() {
+    return KernelInstance{dtype_of<typename Tr::T>(),
+                          Tr::kHeadDim,
+                          TileConfig{Tr::kBlockM, Tr::kBlockN, Tr::kNThreads},
+                          std::size_t(Tr::kSmemBytes),
+                          reinterpret_cast<const void*>(&wgmma_tma_fwd_kernel<Tr>),
+                          &launch_wgmma_tma<Tr>};
+}
+
+}  // namespace fa::wgmma
