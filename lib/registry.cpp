@@ -28,8 +28,9 @@ const std::vector<KernelInfo>& kernel_registry() {
         {6, "wgmma_ws",
          "wgmma_tma + producer warpgroup, setmaxnreg, consumer ping-pong (num_threads counts consumers; +128 launched)",
          90, &wgmma_ws_instances, nullptr, true},
-        {7, "wgmma_overlap", "wgmma_tma + intra-warpgroup overlap: next Q.K^T issued before the current softmax", 90,
-         &wgmma_overlap_instances, nullptr, true},
+        {7, "wgmma_overlap",
+         "wgmma_ws + intra-warpgroup overlap: S(t+1) issued with P(t).V(t), softmax under the PV wgmma (+128 launched)",
+         90, &wgmma_overlap_instances, nullptr, true},
         // FA_LADDER_REGISTRY
     };
     return kRegistry;
