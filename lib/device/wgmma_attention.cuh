@@ -1,9 +1,8 @@
 // The kernel pieces shared by the Hopper rungs (05 `wgmma_tma`, 06 `wgmma_ws`, 07 `wgmma_overlap`):
 // the tile traits and shared-memory layout, the per-tile steps of one consumer warpgroup (issue
 // S = Q·Kᵀ, mask + online softmax, pack P, rescale O, issue O += P·V), the TMA tensor maps, and
-// the producer-less kernel that rungs 05 and 07 instantiate with the plain or the overlapped
-// intra-warpgroup schedule (Traits::kOverlap). Rung 06 has its own kernel (a producer warpgroup)
-// built from the same steps. See 05_wgmma_tma.cu for the design notes.
+// rung 05's producer-less kernel with the plain schedule. Rungs 06 and 07 have kernels of their
+// own (a producer warpgroup) built from the same steps. See 05_wgmma_tma.cu for the design notes.
 //
 // Every .cu that includes this header must be compiled for sm_90a (hopper.cuh: the device bodies
 // compile to empty stubs elsewhere and the instances must not be registered there).
@@ -29,7 +28,7 @@
 
 namespace fa::wgmma {
 
-template <typename T_, int kHeadDim_, int kNumWG_, int kBlockN_, int kStages_, bool kOverlap_>
+template <typename T_, int kHeadDim_, int kNumWG_, int kBlockN_, int kStages_>
 struct WgmmaTmaTraits {
     using T = T_;
     static constexpr int kHeadDim = kHeadDim_;  // D
@@ -37,11 +36,6 @@ struct WgmmaTmaTraits {
     static constexpr int kBlockM = 64 * kNumWG;  // query rows per CTA (wgmma M is 64 per warpgroup)
     static constexpr int kBlockN = kBlockN_;    // keys per ring slot = N of S = Q·Kᵀ
     static constexpr int kStages = kStages_;    // K/V ring depth
-    // Intra-warpgroup pipelining (FA3): S(t+1) = Q·K(t+1)ᵀ and O += P(t)·V(t) are in flight on the
-    // tensor core while the warpgroup computes softmax(t+1) (rung 07 `wgmma_overlap`). false: the
-    // plain S -> softmax -> P·V schedule (rung 05 `wgmma_tma`; same results up to fp32 summation
-    // order). Rung 06's kernel ignores it (its schedule is its own).
-    static constexpr bool kOverlap = kOverlap_;
     static constexpr int kNThreads = 128 * kNumWG;
     static constexpr int kNWarps = kNThreads / 32;  // arrivals that release a ring slot
 
@@ -359,113 +353,34 @@ __global__ void __launch_bounds__(Tr::kNThreads, 1)
 
     int stage = 0;
     uint32_t phase = 0;
-    if constexpr (Tr::kOverlap) {
-        // FA3's intra-warpgroup pipelining: in iteration t the tensor core runs S(t) = Q·K(t)ᵀ and
-        // then O = α(t-1)·O + P(t-1)·V(t-1) while this warpgroup's threads do softmax(t) (after
-        // S(t) lands). Between the two waits only S's registers and the row statistics are
-        // written: O is rescaled before its wgmma is issued, P is packed after it completed.
-        // ptxas schedules a wgmma.wait_group at the top of its basic block (it hoisted it above
-        // the whole softmax when both shared one), so the wait for the next K tile, a spin loop,
-        // sits between the softmax and wait_group 0 and gives the latter a block of its own.
-        // That wait needs tile t+1 loaded before tile t-1 is released: kStages >= 3.
-        static_assert(kStages >= 3, "the overlapped schedule waits for K(t+1) before releasing tile t-1");
-        if (n_tiles > 0) {
-            hopper::mbarrier_wait_parity(bar_k0, 0);
-            hopper::warpgroup_fence_operand(s);
-            hopper::wgmma_fence();
-            issue_qk<Tr>(s, desc_q, desc_k, 0);
-            hopper::wgmma_commit_group();
-            hopper::warpgroup_fence_operand(s);
-            hopper::wgmma_wait_group<0>();
-            hopper::warpgroup_fence_operand(s);
-            softmax_tile<Tr>(s, row_max, row_sum, rescale, p, m_start, 0, r0, c0);
-            pack_p<Tr>(pa, s);
-        }
-        int prev_stage = 0;
-        uint32_t prev_phase = 0;
+    // Plain schedule: S(t), softmax(t), O += P(t)·V(t), each waited before the next.
+#pragma unroll 1
+    for (int t = 0; t < n_tiles; ++t) {
+        hopper::mbarrier_wait_parity(bar_k0 + 8 * stage, phase);
+        hopper::warpgroup_fence_operand(s);
+        hopper::wgmma_fence();
+        issue_qk<Tr>(s, desc_q, desc_k, stage);
+        hopper::wgmma_commit_group();
+        hopper::warpgroup_fence_operand(s);
+        hopper::wgmma_wait_group<0>();
+        hopper::warpgroup_fence_operand(s);
+        softmax_tile<Tr>(s, row_max, row_sum, rescale, p, m_start, t * kBlockN, r0, c0);
+        rescale_o<Tr>(o, rescale);
+        pack_p<Tr>(pa, s);
+        hopper::mbarrier_wait_parity(bar_v0 + 8 * stage, phase);
+        hopper::warpgroup_fence_operand(o);
+        hopper::warpgroup_fence_operand(pa);
+        hopper::wgmma_fence();
+        issue_pv<Tr>(o, pa, desc_v, stage);
+        hopper::wgmma_commit_group();
+        hopper::warpgroup_fence_operand(o);
+        hopper::wgmma_wait_group<0>();
+        hopper::warpgroup_fence_operand(o);
+        hopper::warpgroup_fence_operand(pa);
+        release(stage, t);
         if (++stage == kStages) {
             stage = 0;
             phase ^= 1u;
-        }
-        if (n_tiles > 1) hopper::mbarrier_wait_parity(bar_k0 + 8 * stage, phase);  // K(1)
-#pragma unroll 1
-        for (int t = 1; t < n_tiles; ++t) {
-            // K(t) has landed (waited at the end of the previous iteration).
-            hopper::warpgroup_fence_operand(s);
-            hopper::wgmma_fence();
-            issue_qk<Tr>(s, desc_q, desc_k, stage);
-            hopper::wgmma_commit_group();
-            rescale_o<Tr>(o, rescale);  // α(t-1), from softmax(t-1)
-            hopper::mbarrier_wait_parity(bar_v0 + 8 * prev_stage, prev_phase);
-            hopper::warpgroup_fence_operand(o);
-            hopper::warpgroup_fence_operand(pa);
-            hopper::wgmma_fence();  // orders the rescale of o and the pack of pa before the wgmma
-            issue_pv<Tr>(o, pa, desc_v, prev_stage);
-            hopper::wgmma_commit_group();
-            hopper::warpgroup_fence_operand(s);
-            hopper::wgmma_wait_group<1>();  // S(t) has landed; P(t-1)·V(t-1) may still run
-            hopper::warpgroup_fence_operand(s);
-            softmax_tile<Tr>(s, row_max, row_sum, rescale, p, m_start, t * kBlockN, r0, c0);
-            prev_stage = stage;
-            prev_phase = phase;
-            if (++stage == kStages) {
-                stage = 0;
-                phase ^= 1u;
-            }
-            if (t + 1 < n_tiles) hopper::mbarrier_wait_parity(bar_k0 + 8 * stage, phase);  // K(t+1)
-            hopper::warpgroup_fence_operand(o);
-            hopper::warpgroup_fence_operand(pa);
-            hopper::wgmma_wait_group<0>();
-            hopper::warpgroup_fence_operand(o);
-            hopper::warpgroup_fence_operand(pa);  // pa stays untouched until the wgmma read it
-            // Tile t-1 is fully consumed; its slot is the one before tile t's (prev_stage) in the ring.
-            release(prev_stage == 0 ? kStages - 1 : prev_stage - 1, t - 1);
-            pack_p<Tr>(pa, s);
-        }
-        if (n_tiles > 0) {
-            rescale_o<Tr>(o, rescale);
-            hopper::mbarrier_wait_parity(bar_v0 + 8 * prev_stage, prev_phase);
-            hopper::warpgroup_fence_operand(o);
-            hopper::warpgroup_fence_operand(pa);
-            hopper::wgmma_fence();
-            issue_pv<Tr>(o, pa, desc_v, prev_stage);
-            hopper::wgmma_commit_group();
-            hopper::warpgroup_fence_operand(o);
-            hopper::wgmma_wait_group<0>();
-            hopper::warpgroup_fence_operand(o);
-            hopper::warpgroup_fence_operand(pa);
-            release(prev_stage, n_tiles - 1);
-        }
-    } else {
-        // Plain schedule: S(t), softmax(t), O += P(t)·V(t), each waited before the next.
-#pragma unroll 1
-        for (int t = 0; t < n_tiles; ++t) {
-            hopper::mbarrier_wait_parity(bar_k0 + 8 * stage, phase);
-            hopper::warpgroup_fence_operand(s);
-            hopper::wgmma_fence();
-            issue_qk<Tr>(s, desc_q, desc_k, stage);
-            hopper::wgmma_commit_group();
-            hopper::warpgroup_fence_operand(s);
-            hopper::wgmma_wait_group<0>();
-            hopper::warpgroup_fence_operand(s);
-            softmax_tile<Tr>(s, row_max, row_sum, rescale, p, m_start, t * kBlockN, r0, c0);
-            rescale_o<Tr>(o, rescale);
-            pack_p<Tr>(pa, s);
-            hopper::mbarrier_wait_parity(bar_v0 + 8 * stage, phase);
-            hopper::warpgroup_fence_operand(o);
-            hopper::warpgroup_fence_operand(pa);
-            hopper::wgmma_fence();
-            issue_pv<Tr>(o, pa, desc_v, stage);
-            hopper::wgmma_commit_group();
-            hopper::warpgroup_fence_operand(o);
-            hopper::wgmma_wait_group<0>();
-            hopper::warpgroup_fence_operand(o);
-            hopper::warpgroup_fence_operand(pa);
-            release(stage, t);
-            if (++stage == kStages) {
-                stage = 0;
-                phase ^= 1u;
-            }
         }
     }
 

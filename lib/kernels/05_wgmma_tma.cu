@@ -41,8 +41,8 @@
 // other's GEMMs do); rung 07 (`wgmma_overlap`) overlaps each warpgroup's softmax with its own
 // P·V (FA3's intra-warpgroup pipelining).
 //
-// The kernel, the traits and the per-tile steps live in device/wgmma_attention.cuh (shared with
-// rung 07, which instantiates the same kernel with Traits::kOverlap = true).
+// The kernel, the traits and the per-tile steps live in device/wgmma_attention.cuh (rungs 06 and
+// 07 build their own kernels from the same steps).
 //
 // Prediction (H100 SXM, bf16, B·H·S = 2·16·8192, non-causal): per 128-key tile a warpgroup issues
 // 2·64·128·d MACs of wgmma (d=128: 4.2 MFLOP, ~0.56 µs of its SM's tensor core at ~990 TFLOP/s
@@ -70,10 +70,10 @@ namespace {
 using wgmma::WgmmaTmaTraits;
 
 //                              T              D   WGs  N   stages overlap
-using Bf16D128 = WgmmaTmaTraits<__nv_bfloat16, 128, 2, 128, 3, false>;
-using Bf16D64 = WgmmaTmaTraits<__nv_bfloat16, 64, 3, 128, 4, false>;
-using Fp16D128 = WgmmaTmaTraits<__half, 128, 2, 128, 3, false>;
-using Fp16D64 = WgmmaTmaTraits<__half, 64, 3, 128, 4, false>;
+using Bf16D128 = WgmmaTmaTraits<__nv_bfloat16, 128, 2, 128, 3>;
+using Bf16D64 = WgmmaTmaTraits<__nv_bfloat16, 64, 3, 128, 4>;
+using Fp16D128 = WgmmaTmaTraits<__half, 128, 2, 128, 3>;
+using Fp16D64 = WgmmaTmaTraits<__half, 64, 3, 128, 4>;
 
 }  // namespace
 

@@ -47,8 +47,8 @@ namespace {
 // counters, which this kernel does not use) and the register split.
 template <typename T_, int kHeadDim_, int kNumWG_, int kBlockN_, int kStages_, int kProducerRegs_,
           int kConsumerRegs_>
-struct WgmmaWsTraits : wgmma::WgmmaTmaTraits<T_, kHeadDim_, kNumWG_, kBlockN_, kStages_, false> {
-    using Base = wgmma::WgmmaTmaTraits<T_, kHeadDim_, kNumWG_, kBlockN_, kStages_, false>;
+struct WgmmaWsTraits : wgmma::WgmmaTmaTraits<T_, kHeadDim_, kNumWG_, kBlockN_, kStages_> {
+    using Base = wgmma::WgmmaTmaTraits<T_, kHeadDim_, kNumWG_, kBlockN_, kStages_>;
     static constexpr int kLaunchThreads = Base::kNThreads + 128;  // + the producer warpgroup
     static constexpr int kProducerRegs = kProducerRegs_;
     static constexpr int kConsumerRegs = kConsumerRegs_;

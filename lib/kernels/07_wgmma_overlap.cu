@@ -64,8 +64,8 @@ namespace {
 // counters (byte-for-byte rung 06's layout), plus the setmaxnreg split.
 template <typename T_, int kHeadDim_, int kNumWG_, int kBlockN_, int kStages_, int kProducerRegs_,
           int kConsumerRegs_>
-struct WgmmaOverlapTraits : wgmma::WgmmaTmaTraits<T_, kHeadDim_, kNumWG_, kBlockN_, kStages_, true> {
-    using Base = wgmma::WgmmaTmaTraits<T_, kHeadDim_, kNumWG_, kBlockN_, kStages_, true>;
+struct WgmmaOverlapTraits : wgmma::WgmmaTmaTraits<T_, kHeadDim_, kNumWG_, kBlockN_, kStages_> {
+    using Base = wgmma::WgmmaTmaTraits<T_, kHeadDim_, kNumWG_, kBlockN_, kStages_>;
     static constexpr int kLaunchThreads = Base::kNThreads + 128;  // + the producer warpgroup
     static constexpr int kProducerRegs = kProducerRegs_;
     static constexpr int kConsumerRegs = kConsumerRegs_;
