@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# One call on a GPU machine does what a kernel change needs: the GPU tests, compute-sanitizer on the
+# chosen kernels, the ladder sweep with the peers, and the Nsight Compute table. Everything lands
+# in OUT_DIR; the last lines printed are the summary.
+#
+#   scripts/gpu_session.sh BIN_DIR OUT_DIR [SANITIZE_KERNELS]
+#     BIN_DIR           folder holding fa-bench and fa_gpu_tests (a build for the GPU's arch)
+#     OUT_DIR           logs, ladder.csv, ncu.csv
+#     SANITIZE_KERNELS  comma list for scripts/sanitize.sh (default all; "none" skips it)
+set -uo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="$1"
+out="$2"
+sanitize="${3:-all}"
+mkdir -p "$out"
+summary=()
+
+nvidia-smi --query-gpu=name,clocks.max.sm,clocks.sm,temperature.gpu,power.draw,driver_version --format=csv \
+    >"$out/gpu.txt" 2>&1
+cat "$out/gpu.txt"
+
+timeout 600 "$bin/fa_gpu_tests" >"$out/gpu_tests.log" 2>&1
+summary+=("gpu tests: rc=$? $(grep -E '^(All tests passed|test cases:)' "$out/gpu_tests.log" | tail -n 1)")
+
+if [[ "$sanitize" != none ]]; then
+    list=()
+    [[ "$sanitize" != all ]] && list=("$sanitize")
+    "$repo/scripts/sanitize.sh" "$bin/fa-bench" "${list[@]}" >"$out/sanitize.log" 2>&1
+    summary+=("sanitizers: rc=$? ($(grep -c clean "$out/sanitize.log") clean runs, $(grep -c FAILED "$out/sanitize.log") failed)")
+fi
+
+"$repo/scripts/sweep.sh" "$bin/fa-bench" "$out" >"$out/sweep.log" 2>&1
+summary+=("sweep: rc=$? $(grep -c ',PASS,' "$out/ladder.csv") PASS rows, $(grep -c ',FAIL,' "$out/ladder.csv") FAIL rows")
+
+python3 "$repo/scripts/ncu_profile.py" --fa-bench "$bin/fa-bench" --kernel all --batch_size 4 --seqlen_q 4096 \
+    --seqlen_k 4096 --num_head 16 --head_dim 128 --out "$out/ncu.csv" >"$out/ncu.log" 2>&1
+summary+=("ncu: rc=$?")
+
+printf '%s\n' "${summary[@]}"
