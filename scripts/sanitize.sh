@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # compute-sanitizer (memcheck, racecheck, synccheck) on every kernel, on small problems with
 # lengths that are not multiples of any tile, causal and not, each head_dim the kernel has.
+# Sk = 777 gives every rung more key tiles than its shared-memory ring has stages (7 tiles of 128
+# keys against 3-4 stages on the Hopper rungs, 25 of 32 on rung 4), so slot reuse is exercised.
 #   scripts/sanitize.sh [FA_BENCH] [KERNELS]     (defaults: build/fa-bench, all registered kernels)
+#   DTYPES="BFloat16 Float16" (default both)
 # Prints one line per run and exits 1 if any tool reported an error.
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -11,11 +14,11 @@ sanitizer="${COMPUTE_SANITIZER:-compute-sanitizer}"
 status=0
 for tool in memcheck racecheck synccheck; do
     for kernel in ${kernels//,/ }; do
-        for dtype in BFloat16 Float16; do
+        for dtype in ${DTYPES:-BFloat16 Float16}; do
             for d in 64 128; do
                 log="$(mktemp)"
                 "$sanitizer" --tool "$tool" --error-exitcode 99 "$fa_bench" --kernel "$kernel" --dtype "$dtype" \
-                    --batch_size 1 --num_head 2 --seqlen_q 130 --seqlen_k 97 --head_dim "$d" --causal 0,1 \
+                    --batch_size 1 --num_head 2 --seqlen_q 300 --seqlen_k 777 --head_dim "$d" --causal 0,1 \
                     --warmup_iterations 0 --iterations 1 >"$log" 2>&1
                 rc=$?
                 summary="$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)"
