@@ -93,6 +93,9 @@ int parse_options(int argc, const char* const* argv, Options* o, std::string* me
     app.add_flag("--profile", o->profile,
                  "Launch each selected kernel exactly once (no warm-up, no reference), for ncu/nsys");
     app.add_flag("--explain", o->explain, "Print the model and tile configuration table, time nothing");
+    app.add_flag("--calibrate", o->calibrate,
+                 "Measure this GPU's ceilings (cuBLAS GEMM, device copy) for the model, cache them, exit");
+    app.add_option("--peaks_file", o->peaks_file, "Cache of --calibrate's ceilings (default ~/.cache/fa-bench/peaks.csv)");
     app.add_option("--csv", o->csv, "Append one row per (kernel, problem) to FILE (header written once)");
     app.add_option("--save_tensors", o->save_tensors, "Write q, k, v, o as .npy and the flags as JSON into DIR");
     app.add_option("--seed", o->seed, "Seed of the input generator (default 0)");

@@ -34,6 +34,8 @@ struct Options {
     bool list = false;
     bool profile = false;
     bool explain = false;
+    bool calibrate = false;   // measure the GEMM and copy ceilings, cache them in peaks_file, exit
+    std::string peaks_file;   // empty: default_peaks_file()
     std::string csv;
     std::string save_tensors;
     uint64_t seed = 0;

@@ -15,6 +15,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "calibration_cache.h"
 #include "device.h"
 #include "fa/model.h"
 #include "fa/reference.h"
@@ -159,10 +160,10 @@ void fill_resources(const DeviceInfo& dev, const ProblemShape& p, const KernelIn
     if (ctas > 0) r->waves = grid / (static_cast<double>(ctas) * dev.sm_count);
 }
 
-void fill_model(const DeviceInfo& dev, const ProblemShape& p, int m_block, ResultRow* r) {
+void fill_model(const DeviceInfo& dev, const Calibration* cal, const ProblemShape& p, int m_block, ResultRow* r) {
     if (!dev.present) return;
     const Peaks pk = peaks_for(dev.name, dev.sm / 10, dev.sm_count, dev.sm_clock_mhz, dev.mem_clock_mhz,
-                               dev.bus_width_bits, p.dtype);
+                               dev.bus_width_bits, p.dtype, cal);
     r->model_bytes = model_bytes(p, m_block);
     const Bound b = napkin_bound(r->flops, r->model_bytes, model_exponentials(p), pk);
     r->bound_ms = b.ms;
@@ -187,7 +188,10 @@ std::vector<long> logical_shape(const ProblemShape& p, int seqlen) {
 
 class Runner {
   public:
-    Runner(const Options& o, const DeviceInfo& dev) : o_(o), dev_(dev), prov_(make_provenance(dev)) {}
+    Runner(const Options& o, const DeviceInfo& dev) : o_(o), dev_(dev), prov_(make_provenance(dev)) {
+        const std::string path = o.peaks_file.empty() ? default_peaks_file() : o.peaks_file;
+        calibrated_ = dev.present && load_calibration(path, dev.name, &cal_);
+    }
 
     int run() {
         const std::vector<ProblemShape> problems = expand_problems(o_);
@@ -326,7 +330,7 @@ class Runner {
             fill_resources(dev_, p, *j.inst, &r);
             if (o_.explain) {
                 r.check = "n/a";
-                fill_model(dev_, p, r.m_block_size, &r);
+                fill_model(dev_, calibration(), p, r.m_block_size, &r);
                 emit(r);
                 continue;
             }
@@ -341,7 +345,7 @@ class Runner {
                 emit(r);
                 throw;
             }
-            fill_model(dev_, p, r.m_block_size, &r);
+            fill_model(dev_, calibration(), p, r.m_block_size, &r);
             emit(r);
         }
     }
@@ -501,8 +505,12 @@ class Runner {
         return 0;
     }
 
+    const Calibration* calibration() const { return calibrated_ ? &cal_ : nullptr; }
+
     const Options& o_;
     DeviceInfo dev_;
+    Calibration cal_;
+    bool calibrated_ = false;
     Provenance prov_;
     cudaStream_t stream_ = nullptr;
     std::unique_ptr<DeviceBuffer> flush_;
@@ -511,6 +519,27 @@ class Runner {
 };
 
 }  // namespace
+
+int run_calibration(const Options& o, const DeviceInfo& dev) {
+    if (!dev.present) {
+        fmt::print(stderr, "fa-bench: --calibrate needs a CUDA GPU ({})\n", dev.why_absent);
+        return 2;
+    }
+    Calibration cal;
+    if (std::string e = calibrate_peaks(&cal); !e.empty()) {
+        fmt::print(stderr, "fa-bench: --calibrate: {}\n", e);
+        return 1;
+    }
+    const std::string path = o.peaks_file.empty() ? default_peaks_file() : o.peaks_file;
+    fmt::print("{}: bf16 GEMM 8192^3 {:.1f} TFLOP/s, fp32 GEMM {:.1f} TFLOP/s, device copy {:.1f} GB/s (read + write)\n",
+               cal.gpu, cal.gemm16_tflops, cal.gemm32_tflops, cal.copy_gbs);
+    if (std::string e = save_calibration(path, cal); !e.empty()) {
+        fmt::print(stderr, "fa-bench: {}\n", e);
+        return 1;
+    }
+    fmt::print("saved to {}; later runs use these peaks (peak_source = calibrated:{})\n", path, cal.timestamp);
+    return 0;
+}
 
 void print_kernel_list(std::FILE* out) {
     for (const KernelInfo& k : kernel_registry()) {
@@ -539,6 +568,7 @@ int run(const Options& o) {
         return 0;
     }
     const DeviceInfo dev = query_device(o.device);
+    if (o.calibrate) return run_calibration(o, dev);
     try {
         Runner runner(o, dev);
         return runner.run();

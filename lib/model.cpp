@@ -5,11 +5,17 @@
 namespace fa {
 
 Peaks peaks_for(const std::string& gpu, int sm_major, int sm_count, double sm_clock_mhz, double mem_clock_mhz,
-                int bus_width_bits, DType dtype) {
+                int bus_width_bits, DType dtype, const Calibration* cal) {
     Peaks pk;
     const double clock_hz = sm_clock_mhz * 1e6;
     // SFU: 16 exponentials per SM per clock on sm_80/sm_90 (the anchors' note on exp2).
     pk.exp_per_s = sm_count * 16.0 * clock_hz;
+    if (cal != nullptr && cal->gpu == gpu) {
+        pk.matmul_tflops = dtype == DType::Float32 ? cal->gemm32_tflops : cal->gemm16_tflops;
+        pk.dram_gbs = cal->copy_gbs;
+        pk.source = "calibrated:" + cal->timestamp;
+        return pk;
+    }
     // CUDA-core fp32: 128 FMA lanes per SM per clock = 256 FLOP.
     const double fp32_tflops = sm_count * 256.0 * clock_hz / 1e12;
     // Ceilings measured on this project's GPUs (shared/anchors, 2026-11-22: torch.matmul 8192³

@@ -13,13 +13,27 @@ struct Peaks {
     double matmul_tflops = 0;  // dense tensor-core rate for 16-bit inputs (CUDA-core fp32 for Float32)
     double dram_gbs = 0;       // device memory bandwidth, bytes read + written
     double exp_per_s = 0;      // SFU exponentials per second
-    std::string source;        // "table:<gpu>" or "derived" (from SM count, clocks and bus width)
+    std::string source;        // "calibrated:<when>", "table:<gpu>" or "derived" (SM count, clocks, bus width)
 };
 
-// Built-in table keyed by the device name (ceilings measured on this project's H100/H200), or
-// numbers derived from the device's own attributes for other GPUs.
+// Ceilings measured on the GPU in use by `fa-bench --calibrate` and cached in a small file.
+struct Calibration {
+    std::string gpu;         // device name the numbers belong to
+    std::string timestamp;   // UTC, when measured
+    double gemm16_tflops = 0;  // cuBLAS bf16 GEMM 8192³, fp32 accumulate
+    double gemm32_tflops = 0;  // cuBLAS fp32 GEMM 8192³, CUBLAS_COMPUTE_32F (no TF32)
+    double copy_gbs = 0;       // 1 GiB device-to-device copy, bytes read + written
+};
+
+// Times the three ceilings on the current device (each the median of 20 runs after 5 warm-ups,
+// CUDA events). Needs ~0.8 GB of device memory for the GEMMs, then 2 GiB for the copy. Returns the first CUDA or cuBLAS failure as text.
+std::string calibrate_peaks(Calibration* out);
+
+// Calibrated numbers for this GPU when `calibration` is one (non-null, same device name); else
+// the built-in table keyed by the device name (ceilings measured on this project's H100/H200);
+// else numbers derived from the device's own attributes.
 Peaks peaks_for(const std::string& gpu_name, int sm_major, int sm_count, double sm_clock_mhz,
-                double mem_clock_mhz, int bus_width_bits, DType dtype);
+                double mem_clock_mhz, int bus_width_bits, DType dtype, const Calibration* calibration = nullptr);
 
 // Predicted HBM traffic of a tiled forward: Q read once, O written once, and K and V streamed once
 // per query tile of `m_block` rows (no L2 reuse assumed) — per (batch, head)

@@ -1,5 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "calibration_cache.h"
 #include "fa/model.h"
 
 namespace {
@@ -55,4 +60,45 @@ TEST_CASE("peaks: the H100 comes from the measured table, others are derived", "
     CHECK(other.source == "derived");
     CHECK(other.matmul_tflops == Approx(311.9).epsilon(1e-3));
     CHECK(other.dram_gbs == Approx(1555.2).epsilon(1e-3));
+}
+
+TEST_CASE("peaks: a calibration of this GPU wins over the table, another GPU's does not", "[model]") {
+    fa::Calibration cal;
+    cal.gpu = "NVIDIA H100 80GB HBM3";
+    cal.timestamp = "2026-11-22T02:00:00Z";
+    cal.gemm16_tflops = 790.5;
+    cal.gemm32_tflops = 51.0;
+    cal.copy_gbs = 3001.0;
+    const fa::Peaks mine = fa::peaks_for(cal.gpu, 9, 132, 1980, 2619, 5120, fa::DType::BFloat16, &cal);
+    CHECK(mine.source == "calibrated:2026-11-22T02:00:00Z");
+    CHECK(mine.matmul_tflops == 790.5);
+    CHECK(mine.dram_gbs == 3001.0);
+    CHECK(fa::peaks_for(cal.gpu, 9, 132, 1980, 2619, 5120, fa::DType::Float32, &cal).matmul_tflops == 51.0);
+    const fa::Peaks other = fa::peaks_for("NVIDIA H200", 9, 132, 1980, 3201, 6144, fa::DType::BFloat16, &cal);
+    CHECK(other.source == "table:NVIDIA H200");
+}
+
+TEST_CASE("the calibration cache keeps one row per GPU", "[model]") {
+    const std::string path = "fa_bench_test_peaks.csv";
+    std::remove(path.c_str());
+    fa::Calibration a{"GPU A, rev 1", "t1", 100.0, 10.0, 1000.0};
+    fa::Calibration b{"GPU B", "t2", 200.0, 20.0, 2000.0};
+    REQUIRE(fa::save_calibration(path, a).empty());
+    REQUIRE(fa::save_calibration(path, b).empty());
+    a.gemm16_tflops = 111.0;  // re-calibrating A replaces its row
+    a.timestamp = "t3";
+    REQUIRE(fa::save_calibration(path, a).empty());
+    fa::Calibration got;
+    REQUIRE(fa::load_calibration(path, "GPU A, rev 1", &got));
+    CHECK(got.gemm16_tflops == 111.0);
+    CHECK(got.timestamp == "t3");
+    REQUIRE(fa::load_calibration(path, "GPU B", &got));
+    CHECK(got.copy_gbs == 2000.0);
+    CHECK_FALSE(fa::load_calibration(path, "GPU C", &got));
+    CHECK_FALSE(fa::load_calibration("no-such-file.csv", "GPU A, rev 1", &got));
+    std::ifstream in(path);
+    int lines = 0;
+    for (std::string l; std::getline(in, l);) ++lines;
+    CHECK(lines == 3);  // header + A + B
+    std::remove(path.c_str());
 }

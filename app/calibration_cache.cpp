@@ -1,0 +1,76 @@
+#include "calibration_cache.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+namespace fa {
+namespace {
+
+constexpr const char* kHeader = "gpu\ttimestamp\tgemm16_tflops\tgemm32_tflops\tcopy_gbs";
+
+// Tab-separated: GPU names contain spaces and may contain commas, never tabs.
+std::vector<std::string> split_tabs(const std::string& line) {
+    std::vector<std::string> out;
+    std::stringstream in(line);
+    std::string cell;
+    while (std::getline(in, cell, '\t')) out.push_back(cell);
+    return out;
+}
+
+}  // namespace
+
+std::string default_peaks_file() {
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/fa-bench/peaks.csv";
+    if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/fa-bench/peaks.csv";
+    return "fa-bench-peaks.csv";
+}
+
+bool load_calibration(const std::string& path, const std::string& gpu, Calibration* out) {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+        const std::vector<std::string> c = split_tabs(line);
+        if (c.size() != 5 || c[0] != gpu) continue;
+        try {
+            out->gpu = c[0];
+            out->timestamp = c[1];
+            out->gemm16_tflops = std::stod(c[2]);
+            out->gemm32_tflops = std::stod(c[3]);
+            out->copy_gbs = std::stod(c[4]);
+        } catch (const std::exception&) {
+            return false;
+        }
+        return out->gemm16_tflops > 0 && out->gemm32_tflops > 0 && out->copy_gbs > 0;
+    }
+    return false;
+}
+
+std::string save_calibration(const std::string& path, const Calibration& cal) {
+    std::vector<std::string> keep;
+    {
+        std::ifstream in(path);
+        std::string line;
+        while (std::getline(in, line)) {
+            const std::vector<std::string> c = split_tabs(line);
+            if (line == kHeader || c.empty() || c[0] == cal.gpu) continue;
+            keep.push_back(line);
+        }
+    }
+    std::error_code ec;
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+    std::ofstream out(path, std::ios::trunc);
+    if (!out) return fmt::format("--peaks_file {}: cannot write the file", path);
+    out << kHeader << '\n';
+    for (const std::string& l : keep) out << l << '\n';
+    out << fmt::format("{}\t{}\t{:.1f}\t{:.1f}\t{:.1f}\n", cal.gpu, cal.timestamp, cal.gemm16_tflops, cal.gemm32_tflops,
+                       cal.copy_gbs);
+    return out ? std::string() : fmt::format("--peaks_file {}: write failed", path);
+}
+
+}  // namespace fa
