@@ -21,6 +21,7 @@
 
 #include "device/block_info.cuh"
 #include "device/hopper.cuh"
+#include "device/launch.cuh"
 #include "device/mask.cuh"
 #include "device/online_softmax.cuh"
 #include "device/ptx.cuh"
@@ -434,10 +435,6 @@ inline bool encode_map(CUtensorMap* map, DType dtype, const void* base, int head
     return r == CUDA_SUCCESS;
 }
 
-template <typename T> constexpr DType dtype_of();
-template <> constexpr DType dtype_of<__half>() { return DType::Float16; }
-template <> constexpr DType dtype_of<__nv_bfloat16>() { return DType::BFloat16; }
-
 // The four tensor maps of one launch (Q boxes of kBlockM rows, K/V of kBlockN, O of 64: each
 // consumer warpgroup stores its own 64 rows). false if the driver entry point is missing or TMA
 // cannot take the pointers/strides. Four ~µs driver calls per launch: negligible next to any
@@ -463,11 +460,8 @@ cudaError_t launch_with_maps(void (*kernel)(const FwdParams, const CUtensorMap, 
     if (p.head_dim != Tr::kHeadDim || p.dtype != dtype_of<typename Tr::T>()) return cudaErrorInvalidValue;
     CUtensorMap tm_q, tm_k, tm_v, tm_o;
     if (!encode_maps<Tr>(p, &tm_q, &tm_k, &tm_v, &tm_o)) return cudaErrorInvalidValue;
-    constexpr std::size_t kSmem = Tr::kSmemBytes;
-    const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem));
-    if (err != cudaSuccess) return err;
-    const dim3 grid((p.seqlen_q + Tr::kBlockM - 1) / Tr::kBlockM, p.heads, p.batch);
-    kernel<<<grid, kLaunchThreads, kSmem, stream>>>(p, tm_q, tm_k, tm_v, tm_o);
+    if (const cudaError_t e = prepare_smem(kernel, Tr::kSmemBytes); e != cudaSuccess) return e;
+    kernel<<<fwd_grid(p, Tr::kBlockM), kLaunchThreads, Tr::kSmemBytes, stream>>>(p, tm_q, tm_k, tm_v, tm_o);
     return cudaGetLastError();
 }
 
@@ -479,12 +473,7 @@ cudaError_t launch_wgmma_tma(const FwdParams& p, cudaStream_t stream) {
 // Registry entry of the producer-less kernel (rungs 05 and 07): num_threads = threads launched.
 template <class Tr>
 KernelInstance make_instance() {
-    return KernelInstance{dtype_of<typename Tr::T>(),
-                          Tr::kHeadDim,
-                          TileConfig{Tr::kBlockM, Tr::kBlockN, Tr::kNThreads},
-                          std::size_t(Tr::kSmemBytes),
-                          reinterpret_cast<const void*>(&wgmma_tma_fwd_kernel<Tr>),
-                          &launch_wgmma_tma<Tr>};
+    return instance_of<Tr>(reinterpret_cast<const void*>(&wgmma_tma_fwd_kernel<Tr>), &launch_wgmma_tma<Tr>);
 }
 
 }  // namespace fa::wgmma

@@ -56,6 +56,7 @@
 #include <vector>
 
 #include "device/block_info.cuh"
+#include "device/launch.cuh"
 #include "device/mask.cuh"
 #include "device/scalar_tile.cuh"
 #include "fa/kernel_api.h"
@@ -181,31 +182,15 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm) ti
 
 template <class Traits>
 cudaError_t launch_tiled(const FwdParams& p, cudaStream_t stream) {
-    constexpr std::size_t kSmem = Traits::kSmemBytes;
     const auto kernel = tiled_fwd_kernel<Traits>;
-    if constexpr (kSmem > 48 * 1024) {
-        const cudaError_t err =
-            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem));
-        if (err != cudaSuccess) return err;
-    }
-    const dim3 grid((p.seqlen_q + Traits::kBlockM - 1) / Traits::kBlockM, p.heads, p.batch);
-    kernel<<<grid, Traits::kNThreads, kSmem, stream>>>(p);
+    if (const cudaError_t e = prepare_smem(kernel, Traits::kSmemBytes); e != cudaSuccess) return e;
+    kernel<<<fwd_grid(p, Traits::kBlockM), Traits::kNThreads, Traits::kSmemBytes, stream>>>(p);
     return cudaGetLastError();
 }
 
-template <typename T> constexpr DType dtype_of();
-template <> constexpr DType dtype_of<float>() { return DType::Float32; }
-template <> constexpr DType dtype_of<__half>() { return DType::Float16; }
-template <> constexpr DType dtype_of<__nv_bfloat16>() { return DType::BFloat16; }
-
 template <class Traits>
 KernelInstance make_instance() {
-    return KernelInstance{dtype_of<typename Traits::T>(),
-                          Traits::kHeadDim,
-                          TileConfig{Traits::kBlockM, Traits::kBlockN, Traits::kNThreads},
-                          std::size_t(Traits::kSmemBytes),
-                          reinterpret_cast<const void*>(&tiled_fwd_kernel<Traits>),
-                          &launch_tiled<Traits>};
+    return instance_of<Traits>(reinterpret_cast<const void*>(&tiled_fwd_kernel<Traits>), &launch_tiled<Traits>);
 }
 
 // One configuration per (dtype, head_dim): 64 query rows x 128 threads gives each lane 4 rows, the

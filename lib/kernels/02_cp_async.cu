@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "device/block_info.cuh"
+#include "device/launch.cuh"
 #include "device/mask.cuh"
 #include "device/ptx.cuh"
 #include "device/scalar_tile.cuh"
@@ -211,31 +212,15 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm) cp
 
 template <class Traits>
 cudaError_t launch_cp_async(const FwdParams& p, cudaStream_t stream) {
-    constexpr std::size_t kSmem = Traits::kSmemBytes;
     const auto kernel = cp_async_fwd_kernel<Traits>;
-    if constexpr (kSmem > 48 * 1024) {
-        const cudaError_t err =
-            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem));
-        if (err != cudaSuccess) return err;
-    }
-    const dim3 grid((p.seqlen_q + Traits::kBlockM - 1) / Traits::kBlockM, p.heads, p.batch);
-    kernel<<<grid, Traits::kNThreads, kSmem, stream>>>(p);
+    if (const cudaError_t e = prepare_smem(kernel, Traits::kSmemBytes); e != cudaSuccess) return e;
+    kernel<<<fwd_grid(p, Traits::kBlockM), Traits::kNThreads, Traits::kSmemBytes, stream>>>(p);
     return cudaGetLastError();
 }
 
-template <typename T> constexpr DType dtype_of();
-template <> constexpr DType dtype_of<float>() { return DType::Float32; }
-template <> constexpr DType dtype_of<__half>() { return DType::Float16; }
-template <> constexpr DType dtype_of<__nv_bfloat16>() { return DType::BFloat16; }
-
 template <class Traits>
 KernelInstance make_instance() {
-    return KernelInstance{dtype_of<typename Traits::T>(),
-                          Traits::kHeadDim,
-                          TileConfig{Traits::kBlockM, Traits::kBlockN, Traits::kNThreads},
-                          std::size_t(Traits::kSmemBytes),
-                          reinterpret_cast<const void*>(&cp_async_fwd_kernel<Traits>),
-                          &launch_cp_async<Traits>};
+    return instance_of<Traits>(reinterpret_cast<const void*>(&cp_async_fwd_kernel<Traits>), &launch_cp_async<Traits>);
 }
 
 // The same tiles as rung 1, so the two rungs differ only in data movement. fp32 D=256 needs

@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "device/block_info.cuh"
+#include "device/launch.cuh"
 #include "device/mask.cuh"
 #include "device/online_softmax.cuh"
 #include "device/ptx.cuh"
@@ -344,30 +345,16 @@ __global__ void __launch_bounds__(Tr::kNThreads, 2) mma_fwd_kernel(const __grid_
 template <typename Tr>
 cudaError_t launch_mma(const FwdParams& p, cudaStream_t stream) {
     const auto kernel = mma_fwd_kernel<Tr>;
-    if (Tr::kSmemBytes > 48 * 1024) {
-        const cudaError_t e =
-            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
-        if (e != cudaSuccess) return e;
-    }
-    // Two CTAs need up to 2·(80 KB + 1 KB reserved) of shared memory; ask for the largest
-    // carveout so the driver does not settle for a split that fits only one (cp.async.cg
-    // bypasses L1 anyway).
-    const cudaError_t e =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
-    if (e != cudaSuccess) return e;
-    const dim3 grid((p.seqlen_q + Tr::kBlockM - 1) / Tr::kBlockM, p.heads, p.batch);
-    kernel<<<grid, Tr::kNThreads, Tr::kSmemBytes, stream>>>(p);
+    // Two CTAs need up to 2·(80 KB + 1 KB reserved) of shared memory: the largest carveout keeps
+    // the driver from settling for a split that fits only one (cp.async.cg bypasses L1 anyway).
+    if (const cudaError_t e = prepare_smem(kernel, Tr::kSmemBytes, true); e != cudaSuccess) return e;
+    kernel<<<fwd_grid(p, Tr::kBlockM), Tr::kNThreads, Tr::kSmemBytes, stream>>>(p);
     return cudaGetLastError();
 }
 
-template <typename Tr, DType kDType>
+template <typename Tr>
 KernelInstance mma_instance() {
-    return KernelInstance{kDType,
-                          Tr::kHeadDim,
-                          TileConfig{Tr::kBlockM, Tr::kBlockN, Tr::kNThreads},
-                          static_cast<std::size_t>(Tr::kSmemBytes),
-                          reinterpret_cast<const void*>(mma_fwd_kernel<Tr>),
-                          launch_mma<Tr>};
+    return instance_of<Tr>(reinterpret_cast<const void*>(mma_fwd_kernel<Tr>), launch_mma<Tr>);
 }
 
 }  // namespace
@@ -376,12 +363,12 @@ KernelInstance mma_instance() {
 // double the CTA count for short sequences or small batch·heads, at 16 rows per warp.
 const std::vector<KernelInstance>& mma_instances() {
     static const std::vector<KernelInstance> instances = {
-        mma_instance<MmaTraits<__nv_bfloat16, 128, 128, 32, 4>, DType::BFloat16>(),
-        mma_instance<MmaTraits<__nv_bfloat16, 64, 128, 64, 4>, DType::BFloat16>(),
-        mma_instance<MmaTraits<__half, 128, 128, 32, 4>, DType::Float16>(),
-        mma_instance<MmaTraits<__half, 64, 128, 64, 4>, DType::Float16>(),
-        mma_instance<MmaTraits<__nv_bfloat16, 128, 64, 64, 4>, DType::BFloat16>(),
-        mma_instance<MmaTraits<__nv_bfloat16, 64, 64, 64, 4>, DType::BFloat16>(),
+        mma_instance<MmaTraits<__nv_bfloat16, 128, 128, 32, 4>>(),
+        mma_instance<MmaTraits<__nv_bfloat16, 64, 128, 64, 4>>(),
+        mma_instance<MmaTraits<__half, 128, 128, 32, 4>>(),
+        mma_instance<MmaTraits<__half, 64, 128, 64, 4>>(),
+        mma_instance<MmaTraits<__nv_bfloat16, 128, 64, 64, 4>>(),
+        mma_instance<MmaTraits<__nv_bfloat16, 64, 64, 64, 4>>(),
     };
     return instances;
 }

@@ -107,6 +107,7 @@
 #include <vector>
 
 #include "device/block_info.cuh"
+#include "device/launch.cuh"
 #include "device/mask.cuh"
 #include "device/online_softmax.cuh"
 #include "device/ptx.cuh"
@@ -492,28 +493,16 @@ __global__ void __launch_bounds__(Tr::kNThreads, 1) warp_specialized_fwd_kernel(
 template <typename Tr>
 cudaError_t launch_warp_specialized(const FwdParams& p, cudaStream_t stream) {
     const auto kernel = warp_specialized_fwd_kernel<Tr>;
-    if (Tr::kSmemBytes > 48 * 1024) {
-        const cudaError_t e =
-            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes);
-        if (e != cudaSuccess) return e;
-    }
-    const cudaError_t e =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
-    if (e != cudaSuccess) return e;
-    const dim3 grid((p.seqlen_q + Tr::kBlockM - 1) / Tr::kBlockM, p.heads, p.batch);
-    kernel<<<grid, Tr::kNThreads, Tr::kSmemBytes, stream>>>(p);
+    if (const cudaError_t e = prepare_smem(kernel, Tr::kSmemBytes, true); e != cudaSuccess) return e;
+    kernel<<<fwd_grid(p, Tr::kBlockM), Tr::kNThreads, Tr::kSmemBytes, stream>>>(p);
     return cudaGetLastError();
 }
 
-template <typename Tr, DType kDType>
+template <typename Tr>
 KernelInstance warp_specialized_instance() {
-    return KernelInstance{kDType,
-                          Tr::kHeadDim,
-                          // num_threads: the consumer threads (see the top of the file).
-                          TileConfig{Tr::kBlockM, Tr::kBlockN, Tr::kNConsumerThreads},
-                          static_cast<std::size_t>(Tr::kSmemBytes),
-                          reinterpret_cast<const void*>(warp_specialized_fwd_kernel<Tr>),
-                          launch_warp_specialized<Tr>};
+    // num_threads: the consumer threads (see the top of the file).
+    return instance_of<Tr>(reinterpret_cast<const void*>(warp_specialized_fwd_kernel<Tr>), launch_warp_specialized<Tr>,
+                           Tr::kNConsumerThreads);
 }
 
 }  // namespace
@@ -523,11 +512,11 @@ KernelInstance warp_specialized_instance() {
 // sweep: d=64 with 15 consumers + 1 producer (16 warps, <= 128 registers).
 const std::vector<KernelInstance>& warp_specialized_instances() {
     static const std::vector<KernelInstance> instances = {
-        warp_specialized_instance<WarpSpecializedTraits<__nv_bfloat16, 128, 176, 32, 11, 4>, DType::BFloat16>(),
-        warp_specialized_instance<WarpSpecializedTraits<__nv_bfloat16, 64, 176, 64, 11, 4>, DType::BFloat16>(),
-        warp_specialized_instance<WarpSpecializedTraits<__half, 128, 176, 32, 11, 4>, DType::Float16>(),
-        warp_specialized_instance<WarpSpecializedTraits<__half, 64, 176, 64, 11, 4>, DType::Float16>(),
-        warp_specialized_instance<WarpSpecializedTraits<__nv_bfloat16, 64, 240, 64, 15, 4>, DType::BFloat16>(),
+        warp_specialized_instance<WarpSpecializedTraits<__nv_bfloat16, 128, 176, 32, 11, 4>>(),
+        warp_specialized_instance<WarpSpecializedTraits<__nv_bfloat16, 64, 176, 64, 11, 4>>(),
+        warp_specialized_instance<WarpSpecializedTraits<__half, 128, 176, 32, 11, 4>>(),
+        warp_specialized_instance<WarpSpecializedTraits<__half, 64, 176, 64, 11, 4>>(),
+        warp_specialized_instance<WarpSpecializedTraits<__nv_bfloat16, 64, 240, 64, 15, 4>>(),
     };
     return instances;
 }

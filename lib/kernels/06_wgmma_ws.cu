@@ -285,12 +285,7 @@ cudaError_t launch_wgmma_ws(const FwdParams& p, cudaStream_t stream) {
 // num_threads = consumer threads (the registry's tile rule); kLaunchThreads = that + 128.
 template <class Tr>
 KernelInstance make_ws_instance() {
-    return KernelInstance{wgmma::dtype_of<typename Tr::T>(),
-                          Tr::kHeadDim,
-                          TileConfig{Tr::kBlockM, Tr::kBlockN, Tr::kNThreads},
-                          std::size_t(Tr::kSmemBytes),
-                          reinterpret_cast<const void*>(&wgmma_ws_fwd_kernel<Tr>),
-                          &launch_wgmma_ws<Tr>};
+    return instance_of<Tr>(reinterpret_cast<const void*>(&wgmma_ws_fwd_kernel<Tr>), &launch_wgmma_ws<Tr>);
 }
 
 //                             T              D   WGs  N   stages producer consumer regs

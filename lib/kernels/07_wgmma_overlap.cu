@@ -337,12 +337,7 @@ cudaError_t launch_wgmma_overlap(const FwdParams& p, cudaStream_t stream) {
 // num_threads = consumer threads (the registry's tile rule); kLaunchThreads = that + 128.
 template <class Tr>
 KernelInstance make_overlap_instance() {
-    return KernelInstance{wgmma::dtype_of<typename Tr::T>(),
-                          Tr::kHeadDim,
-                          TileConfig{Tr::kBlockM, Tr::kBlockN, Tr::kNThreads},
-                          std::size_t(Tr::kSmemBytes),
-                          reinterpret_cast<const void*>(&wgmma_overlap_fwd_kernel<Tr>),
-                          &launch_wgmma_overlap<Tr>};
+    return instance_of<Tr>(reinterpret_cast<const void*>(&wgmma_overlap_fwd_kernel<Tr>), &launch_wgmma_overlap<Tr>);
 }
 
 //                                  T              D   WGs  N   stages producer consumer regs

@@ -1,0 +1,50 @@
+// Host-side pieces every rung's launch function shares.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "fa/kernel_api.h"
+#include "fa/params.h"
+
+namespace fa {
+
+// The DType of an element type, for KernelInstance rows.
+template <typename T> constexpr DType dtype_of();
+template <> constexpr DType dtype_of<float>() { return DType::Float32; }
+template <> constexpr DType dtype_of<__half>() { return DType::Float16; }
+template <> constexpr DType dtype_of<__nv_bfloat16>() { return DType::BFloat16; }
+
+// The grid convention of every tiled rung: query tiles x heads x batch.
+inline dim3 fwd_grid(const FwdParams& p, int block_m) {
+    return dim3((p.seqlen_q + block_m - 1) / block_m, p.heads, p.batch);
+}
+
+// Lets `kernel` use `bytes` of dynamic shared memory: above 48 KiB a kernel must opt in. With
+// `max_carveout` it also asks for the largest shared-memory carveout, so that the driver does not
+// settle for an L1/shared split that fits fewer CTAs per SM than the kernel was sized for.
+template <typename Kernel>
+cudaError_t prepare_smem(Kernel kernel, std::size_t bytes, bool max_carveout = false) {
+    if (bytes > 48 * 1024) {
+        const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
+        if (e != cudaSuccess) return e;
+    }
+    if (max_carveout)
+        return cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    cudaSharedmemCarveoutMaxShared);
+    return cudaSuccess;
+}
+
+// The registry row of the instance that traits Tr describe. num_threads is the tile's thread
+// count as the registry reports it: the computing threads (warp-specialized rungs launch their
+// producer warp or warpgroup on top of them).
+template <class Tr>
+KernelInstance instance_of(const void* kernel, LaunchFn launch, int num_threads = Tr::kNThreads) {
+    return KernelInstance{dtype_of<typename Tr::T>(), Tr::kHeadDim, TileConfig{Tr::kBlockM, Tr::kBlockN, num_threads},
+                          static_cast<std::size_t>(Tr::kSmemBytes), kernel, launch};
+}
+
+}  // namespace fa
