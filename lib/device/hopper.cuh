@@ -1,5 +1,5 @@
 // Hopper (sm_90a) PTX wrappers, each named after the instruction it emits: mbarrier transaction
-// counts, TMA (cp.async.bulk.tensor), proxy fences, wgmma and its shared-memory matrix descriptors,
+// counts (plain mbarrier init / arrive / wait, sm_80+, are in ptx.cuh), TMA (cp.async.bulk.tensor), proxy fences, wgmma and its shared-memory matrix descriptors,
 // setmaxnreg and named barriers. Rung 5 (`wgmma_tma`) is built on these.
 //
 // Everything here needs `-gencode=arch=compute_90a,code=sm_90a` (wgmma and setmaxnreg exist only
@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "device/ptx.cuh"
+
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define FA_HOPPER_ENABLED 1
 #else
@@ -22,22 +24,11 @@
 
 namespace fa::hopper {
 
-__device__ __forceinline__ uint32_t smem_u32(const void* p) {
-    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
 // ---------------------------------------------------------------------------------------------
 // mbarrier with transaction counts. A phase completes when its pending arrival count reaches 0
 // AND its transaction count (bytes announced by expect_tx, minus bytes delivered by TMA
 // complete_tx) is 0; then the phase bit flips and the counts reset for the next phase.
 // ---------------------------------------------------------------------------------------------
-
-// mbarrier.init: `count` arrivals per phase.
-__device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t count) {
-#if FA_HOPPER_ENABLED
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-#endif
-}
 
 // fence.mbarrier_init: makes this thread's mbarrier.init visible to the other threads and to the
 // async proxy (TMA's complete_tx) before they touch the barrier. Follow it with a CTA barrier.
@@ -54,40 +45,6 @@ __device__ __forceinline__ void mbarrier_arrive_expect_tx(uint32_t bar, uint32_t
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(tx_bytes)
                  : "memory");
 #endif
-}
-
-// mbarrier.arrive: one plain arrival (release semantics at CTA scope).
-__device__ __forceinline__ void mbarrier_arrive(uint32_t bar) {
-#if FA_HOPPER_ENABLED
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-#endif
-}
-
-// mbarrier.try_wait.parity: has the phase with parity `parity` completed? The hardware may
-// suspend the thread for a system-dependent time before answering false (no busy issue slots).
-__device__ __forceinline__ bool mbarrier_try_wait_parity(uint32_t bar, uint32_t parity) {
-#if FA_HOPPER_ENABLED
-    uint32_t done;
-    asm volatile(
-        "{\n"
-        ".reg .pred p;\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n"
-        "}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-    return done != 0;
-#else
-    return true;
-#endif
-}
-
-// Blocks until the phase with parity `parity` has completed (acquire: the TMA bytes it counted
-// are visible to this thread afterwards).
-__device__ __forceinline__ void mbarrier_wait_parity(uint32_t bar, uint32_t parity) {
-    while (!mbarrier_try_wait_parity(bar, parity)) {
-    }
 }
 
 // ---------------------------------------------------------------------------------------------

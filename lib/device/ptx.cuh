@@ -42,18 +42,6 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* 
                  : "r"(smem_u32(smem_row)));
 }
 
-__device__ __forceinline__ void ldmatrix_x2(uint32_t (&r)[2], const void* smem_row) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
-                 : "=r"(r[0]), "=r"(r[1])
-                 : "r"(smem_u32(smem_row)));
-}
-
-__device__ __forceinline__ void ldmatrix_x2_trans(uint32_t (&r)[2], const void* smem_row) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n"
-                 : "=r"(r[0]), "=r"(r[1])
-                 : "r"(smem_u32(smem_row)));
-}
-
 // D = A·B + C, A 16x16 (row), B 16x8 (col), fp32 accumulate. A: 4 regs, B: 2 regs, C/D: 4 floats.
 template <typename T>
 __device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]);
@@ -121,9 +109,6 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t sme
 __device__ __forceinline__ void cp_async_cg_16(uint32_t smem_dst, const void* gmem_src, int src_bytes = 16) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_dst), "l"(gmem_src), "r"(src_bytes));
 }
-
-// Waits for every cp.async this thread issued, committed to a group or not (cp.async.wait_all).
-__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 
 // 4-byte shared store (st.shared.b32), for 16-bit fragment pairs in the epilogue.
 __device__ __forceinline__ void st_shared_b32(uint32_t smem_addr, uint32_t v) {
@@ -207,13 +192,6 @@ __device__ __forceinline__ void mbarrier_wait_parity(uint32_t bar, uint32_t pari
     while (!mbarrier_test_wait_parity(bar, parity)) {
     }
 #endif
-}
-
-// The mbarrier receives one arrival once all cp.async previously issued by this thread have
-// landed. .noinc: that arrival counts against the barrier's initial count (init with one per
-// issuing thread), instead of being balanced by an increment.
-__device__ __forceinline__ void cp_async_mbarrier_arrive_noinc(uint32_t bar) {
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];\n" ::"r"(bar) : "memory");
 }
 
 }  // namespace fa::ptx

@@ -280,7 +280,7 @@ __global__ void __launch_bounds__(Tr::kNThreads, 1)
     constexpr int kStages = Tr::kStages;
 
     extern __shared__ unsigned char smem_raw[];
-    const uint32_t smem = (hopper::smem_u32(smem_raw) + 1023u) & ~1023u;
+    const uint32_t smem = (ptx::smem_u32(smem_raw) + 1023u) & ~1023u;
     const uint32_t sQ = smem + Tr::kOffQ;
     const uint32_t sK = smem + Tr::kOffK;
     const uint32_t sV = smem + Tr::kOffV;
@@ -295,11 +295,11 @@ __global__ void __launch_bounds__(Tr::kNThreads, 1)
     const int tid = threadIdx.x;
 
     if (tid == 0) {
-        hopper::mbarrier_init(bar_q, 1);
+        ptx::mbarrier_init(bar_q, 1);
 #pragma unroll
         for (int s = 0; s < kStages; ++s) {
-            hopper::mbarrier_init(bar_k0 + 8 * s, 1);
-            hopper::mbarrier_init(bar_v0 + 8 * s, 1);
+            ptx::mbarrier_init(bar_k0 + 8 * s, 1);
+            ptx::mbarrier_init(bar_v0 + 8 * s, 1);
             ptx::st_shared_b32(count0 + 4 * s, 0u);
         }
         hopper::fence_mbarrier_init();
@@ -350,14 +350,14 @@ __global__ void __launch_bounds__(Tr::kNThreads, 1)
         }
     };
 
-    hopper::mbarrier_wait_parity(bar_q, 0);
+    ptx::mbarrier_wait_parity(bar_q, 0);
 
     int stage = 0;
     uint32_t phase = 0;
     // Plain schedule: S(t), softmax(t), O += P(t)·V(t), each waited before the next.
 #pragma unroll 1
     for (int t = 0; t < n_tiles; ++t) {
-        hopper::mbarrier_wait_parity(bar_k0 + 8 * stage, phase);
+        ptx::mbarrier_wait_parity(bar_k0 + 8 * stage, phase);
         hopper::warpgroup_fence_operand(s);
         hopper::wgmma_fence();
         issue_qk<Tr>(s, desc_q, desc_k, stage);
@@ -368,7 +368,7 @@ __global__ void __launch_bounds__(Tr::kNThreads, 1)
         softmax_tile<Tr>(s, row_max, row_sum, rescale, p, m_start, t * kBlockN, r0, c0);
         rescale_o<Tr>(o, rescale);
         pack_p<Tr>(pa, s);
-        hopper::mbarrier_wait_parity(bar_v0 + 8 * stage, phase);
+        ptx::mbarrier_wait_parity(bar_v0 + 8 * stage, phase);
         hopper::warpgroup_fence_operand(o);
         hopper::warpgroup_fence_operand(pa);
         hopper::wgmma_fence();

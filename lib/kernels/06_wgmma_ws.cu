@@ -120,7 +120,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
     constexpr int kNumWG = Tr::kNumWG;
 
     extern __shared__ unsigned char smem_raw[];
-    const uint32_t smem = (hopper::smem_u32(smem_raw) + 1023u) & ~1023u;
+    const uint32_t smem = (ptx::smem_u32(smem_raw) + 1023u) & ~1023u;
     const uint32_t sQ = smem + Tr::kOffQ;
     const uint32_t sK = smem + Tr::kOffK;
     const uint32_t sV = smem + Tr::kOffV;
@@ -135,12 +135,12 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
     const int tid = threadIdx.x;
 
     if (tid == 0) {
-        hopper::mbarrier_init(bar_q, 1);
+        ptx::mbarrier_init(bar_q, 1);
 #pragma unroll
         for (int s = 0; s < kStages; ++s) {
-            hopper::mbarrier_init(bar_k0 + 8 * s, 1);
-            hopper::mbarrier_init(bar_v0 + 8 * s, 1);
-            hopper::mbarrier_init(bar_e0 + 8 * s, Tr::kNWarps);
+            ptx::mbarrier_init(bar_k0 + 8 * s, 1);
+            ptx::mbarrier_init(bar_v0 + 8 * s, 1);
+            ptx::mbarrier_init(bar_e0 + 8 * s, Tr::kNWarps);
         }
         hopper::fence_mbarrier_init();
     }
@@ -158,7 +158,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
             uint32_t phase = 0;  // parity of the empty[stage] phase to wait for (use t / kStages - 1)
 #pragma unroll 1
             for (int t = 0; t < n_tiles; ++t) {
-                if (t >= kStages) hopper::mbarrier_wait_parity(bar_e0 + 8 * stage, phase);
+                if (t >= kStages) ptx::mbarrier_wait_parity(bar_e0 + 8 * stage, phase);
                 wgmma::issue_kv_tile<Tr>(t, sK, sV, bar_k0, bar_v0, &tm_k, &tm_v, head, batch);
                 if (++stage == kStages) {
                     stage = 0;
@@ -196,15 +196,15 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
         // Tile in ring slot `slot` fully read by this warp's wgmmas (waited): one arrival per warp.
         auto release = [&](int slot) {
             __syncwarp();
-            if (lane == 0) hopper::mbarrier_arrive(bar_e0 + 8 * slot);
+            if (lane == 0) ptx::mbarrier_arrive(bar_e0 + 8 * slot);
         };
 
-        hopper::mbarrier_wait_parity(bar_q, 0);
+        ptx::mbarrier_wait_parity(bar_q, 0);
 
         if (n_tiles > 0) {
             // Batch 0: S(0). The last warpgroup first hands the token to warpgroup 0.
             if (last_wg) hopper::named_barrier_arrive(Tr::kSchedBar, 256);
-            hopper::mbarrier_wait_parity(bar_k0, 0);
+            ptx::mbarrier_wait_parity(bar_k0, 0);
             hopper::named_barrier_sync(my_turn, 256);
             hopper::warpgroup_fence_operand(s);
             hopper::wgmma_fence();
@@ -229,8 +229,8 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
                 }
                 wgmma::rescale_o<Tr>(o, rescale);
                 wgmma::pack_p<Tr>(pa, s);
-                hopper::mbarrier_wait_parity(bar_v0 + 8 * stage, phase);            // V(t)
-                hopper::mbarrier_wait_parity(bar_k0 + 8 * next_stage, next_phase);  // K(t+1)
+                ptx::mbarrier_wait_parity(bar_v0 + 8 * stage, phase);            // V(t)
+                ptx::mbarrier_wait_parity(bar_k0 + 8 * next_stage, next_phase);  // K(t+1)
                 hopper::named_barrier_sync(my_turn, 256);
                 hopper::warpgroup_fence_operand(o);
                 hopper::warpgroup_fence_operand(pa);
@@ -255,7 +255,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
             // Batch n: O = α(n-1)·O + P(n-1)·V(n-1).
             wgmma::rescale_o<Tr>(o, rescale);
             wgmma::pack_p<Tr>(pa, s);
-            hopper::mbarrier_wait_parity(bar_v0 + 8 * stage, phase);
+            ptx::mbarrier_wait_parity(bar_v0 + 8 * stage, phase);
             hopper::named_barrier_sync(my_turn, 256);
             hopper::warpgroup_fence_operand(o);
             hopper::warpgroup_fence_operand(pa);

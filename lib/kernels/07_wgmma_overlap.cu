@@ -156,7 +156,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
     constexpr int kNumWG = Tr::kNumWG;
 
     extern __shared__ unsigned char smem_raw[];
-    const uint32_t smem = (hopper::smem_u32(smem_raw) + 1023u) & ~1023u;
+    const uint32_t smem = (ptx::smem_u32(smem_raw) + 1023u) & ~1023u;
     const uint32_t sQ = smem + Tr::kOffQ;
     const uint32_t sK = smem + Tr::kOffK;
     const uint32_t sV = smem + Tr::kOffV;
@@ -171,12 +171,12 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
     const int tid = threadIdx.x;
 
     if (tid == 0) {
-        hopper::mbarrier_init(bar_q, 1);
+        ptx::mbarrier_init(bar_q, 1);
 #pragma unroll
         for (int s = 0; s < kStages; ++s) {
-            hopper::mbarrier_init(bar_k0 + 8 * s, 1);
-            hopper::mbarrier_init(bar_v0 + 8 * s, 1);
-            hopper::mbarrier_init(bar_e0 + 8 * s, Tr::kNWarps);
+            ptx::mbarrier_init(bar_k0 + 8 * s, 1);
+            ptx::mbarrier_init(bar_v0 + 8 * s, 1);
+            ptx::mbarrier_init(bar_e0 + 8 * s, Tr::kNWarps);
         }
         hopper::fence_mbarrier_init();
     }
@@ -194,7 +194,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
             uint32_t phase = 0;  // parity of the empty[stage] phase to wait for (use t / kStages - 1)
 #pragma unroll 1
             for (int t = 0; t < n_tiles; ++t) {
-                if (t >= kStages) hopper::mbarrier_wait_parity(bar_e0 + 8 * stage, phase);
+                if (t >= kStages) ptx::mbarrier_wait_parity(bar_e0 + 8 * stage, phase);
                 wgmma::issue_kv_tile<Tr>(t, sK, sV, bar_k0, bar_v0, &tm_k, &tm_v, head, batch);
                 if (++stage == kStages) {
                     stage = 0;
@@ -232,15 +232,15 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
         // Tile in ring slot `slot` fully read by this warp's wgmmas (waited): one arrival per warp.
         auto release = [&](int slot) {
             __syncwarp();
-            if (lane == 0) hopper::mbarrier_arrive(bar_e0 + 8 * slot);
+            if (lane == 0) ptx::mbarrier_arrive(bar_e0 + 8 * slot);
         };
 
-        hopper::mbarrier_wait_parity(bar_q, 0);
+        ptx::mbarrier_wait_parity(bar_q, 0);
 
         if (n_tiles > 0) {
             // Batch 0: S(0). The last warpgroup first hands the token to warpgroup 0.
             if (last_wg) hopper::named_barrier_arrive(Tr::kSchedBar, 256);
-            hopper::mbarrier_wait_parity(bar_k0, 0);
+            ptx::mbarrier_wait_parity(bar_k0, 0);
             hopper::named_barrier_sync(my_turn, 256);
             hopper::warpgroup_fence_operand(s);
             hopper::wgmma_fence();
@@ -255,7 +255,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
             int stage = 0;       // slot of tile t
             int next_stage = 1;  // slot of tile t + 1 (kStages >= 2), and its use's parity
             uint32_t next_phase = 0;
-            hopper::mbarrier_wait_parity(bar_v0, 0);  // V(0), for batch 1 (or batch n = 1)
+            ptx::mbarrier_wait_parity(bar_v0, 0);  // V(0), for batch 1 (or batch n = 1)
 #pragma unroll 1
             for (int t = 0; t + 1 < n_tiles; ++t) {
                 // Batch t+1: S(t+1) = Q·K(t+1)ᵀ, then O = α(t)·O + P(t)·V(t). V(t) waited.
@@ -265,7 +265,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
                 // which ptxas would otherwise sink below bar.sync onto the token holder's path.
                 hopper::warpgroup_fence_operand(o);
                 hopper::warpgroup_fence_operand(pa);
-                hopper::mbarrier_wait_parity(bar_k0 + 8 * next_stage, next_phase);
+                ptx::mbarrier_wait_parity(bar_k0 + 8 * next_stage, next_phase);
                 hopper::named_barrier_sync(my_turn, 256);
                 hopper::warpgroup_fence_operand(o);
                 hopper::warpgroup_fence_operand(pa);
@@ -285,7 +285,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
                 // The gap: V(t+1), the other operand of batch t+2 (or of batch n); a spin loop, so
                 // wait_group 0 below starts a basic block of its own and cannot be hoisted above
                 // the softmax.
-                hopper::mbarrier_wait_parity(bar_v0 + 8 * next_stage, next_phase);  // V(t+1)
+                ptx::mbarrier_wait_parity(bar_v0 + 8 * next_stage, next_phase);  // V(t+1)
                 int nn_stage = next_stage + 1;
                 uint32_t nn_phase = next_phase;
                 if (nn_stage == kStages) {
