@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <fstream>
 
 #include "fa/registry.h"
 
@@ -50,6 +51,8 @@ std::string validate(const Options& o) {
         if (k != "all" && find_kernel(k) == nullptr)
             return fmt::format("--kernel {}: unknown kernel (fa-bench --list shows the names)", k);
     if (o.device < 0) return fmt::format("--device {}: must be >= 0", o.device);
+    if (!o.csv.empty() && !std::ofstream(o.csv, std::ios::app))
+        return fmt::format("--csv {}: cannot open the file for appending", o.csv);
     return {};
 }
 

@@ -225,14 +225,8 @@ class Runner {
             for (const std::string& r : reasons) fmt::print(stderr, "  {}\n", r);
             return 2;
         }
-        if (!csv_rows_.empty() && !o_.csv.empty()) {
-            if (std::string e = append_csv(o_.csv, csv_rows_); !e.empty()) {
-                fmt::print(stderr, "fa-bench: {}\n", e);
-                return 1;
-            }
-            fmt::print("appended {} row(s) to {}\n", csv_rows_.size(), o_.csv);
-        }
-        return failures_ ? 1 : 0;
+        if (!o_.csv.empty()) fmt::print("appended {} row(s) to {}\n", csv_rows_written_, o_.csv);
+        return failures_ || !csv_error_.empty() ? 1 : 0;
     }
 
     ~Runner() {
@@ -479,10 +473,15 @@ class Runner {
             throw std::runtime_error(e);
     }
 
+    // Prints the row and appends it to the CSV at once, so a sweep that dies later (a kernel
+    // fault, a killed job) keeps every row it finished.
     void emit(const ResultRow& r) {
         if (o_.explain) print_explain_row(stdout, r);
         else print_table_row(stdout, r);
-        csv_rows_.push_back(r);
+        if (o_.csv.empty() || !csv_error_.empty()) return;
+        csv_error_ = append_csv(o_.csv, {r});
+        if (csv_error_.empty()) ++csv_rows_written_;
+        else fmt::print(stderr, "fa-bench: {}\n", csv_error_);
     }
 
     int run_without_gpu(const std::vector<ProblemShape>& problems) {
@@ -496,13 +495,7 @@ class Runner {
             r.note = "no GPU";
             emit(r);
         }
-        if (!o_.csv.empty()) {
-            if (std::string e = append_csv(o_.csv, csv_rows_); !e.empty()) {
-                fmt::print(stderr, "fa-bench: {}\n", e);
-                return 1;
-            }
-        }
-        return 0;
+        return csv_error_.empty() ? 0 : 1;
     }
 
     const Calibration* calibration() const { return calibrated_ ? &cal_ : nullptr; }
@@ -514,7 +507,8 @@ class Runner {
     Provenance prov_;
     cudaStream_t stream_ = nullptr;
     std::unique_ptr<DeviceBuffer> flush_;
-    std::vector<ResultRow> csv_rows_;
+    int csv_rows_written_ = 0;
+    std::string csv_error_;  // the first failed CSV append; later rows are not attempted
     int failures_ = 0;
 };
 
