@@ -2,7 +2,7 @@
 // the tile traits and shared-memory layout, the per-tile steps of one consumer warpgroup (issue
 // S = Q·Kᵀ, mask + online softmax, pack P, rescale O, issue O += P·V), the TMA tensor maps, and
 // rung 05's producer-less kernel with the plain schedule. Rungs 06 and 07 have kernels of their
-// own (a producer warpgroup) built from the same steps. See 05_wgmma_tma.cu for the design notes.
+// own (a producer warpgroup) built from the same steps, on WgmmaWsTraits and CtaSmem from here. See 05_wgmma_tma.cu for the design notes.
 //
 // Every .cu that includes this header must be compiled for sm_90a (hopper.cuh: the device bodies
 // compile to empty stubs elsewhere and the instances must not be registered there).
@@ -246,6 +246,63 @@ __device__ __forceinline__ void store_o_tile(const float (&o)[Tr::kAccO], float 
     }
 }
 
+// The warp-specialized rungs (06 `wgmma_ws`, 07 `wgmma_overlap`): rung 05's tile and layout plus an
+// "empty" mbarrier per ring slot (where rung 05 keeps its release counters) and the setmaxnreg
+// split between the producer warpgroup and the consumers.
+template <typename T_, int kHeadDim_, int kNumWG_, int kBlockN_, int kStages_, int kProducerRegs_,
+          int kConsumerRegs_>
+struct WgmmaWsTraits : WgmmaTmaTraits<T_, kHeadDim_, kNumWG_, kBlockN_, kStages_> {
+    using Base = WgmmaTmaTraits<T_, kHeadDim_, kNumWG_, kBlockN_, kStages_>;
+    static constexpr int kLaunchThreads = Base::kNThreads + 128;  // + the producer warpgroup
+    static constexpr int kProducerRegs = kProducerRegs_;
+    static constexpr int kConsumerRegs = kConsumerRegs_;
+    static constexpr int kOffEmpty = Base::kOffCount;  // empty[kStages] (8 bytes each)
+    static constexpr int kPayloadBytes = kOffEmpty + 8 * kStages_;
+    static constexpr int kSmemBytes = kPayloadBytes + 1024;
+    // Named barriers: 1 + w = warpgroup w's epilogue, kSchedBar + w = warpgroup w's turn to issue.
+    static constexpr int kSchedBar = 1 + kNumWG_;
+
+    static_assert(kOffEmpty % 8 == 0, "mbarriers are 8-byte aligned");
+    static_assert(kSmemBytes <= 227 * 1024, "fits sm_90's 227 KiB opt-in shared memory per block");
+    static_assert(kNumWG_ >= 2, "ping-pong needs two consumer warpgroups or more");
+    static_assert(kSchedBar + kNumWG_ <= 16, "16 hardware named barriers");
+    static_assert(kLaunchThreads <= 1024, "block size");
+    // The CTA starts with kLaunchThreads x (65536 / kLaunchThreads rounded down to 8) registers
+    // (ptxas' cap under __launch_bounds__(kLaunchThreads, 1)); setmaxnreg must stay inside it.
+    static constexpr int kEntryRegs = (65536 / kLaunchThreads) / 8 * 8;
+    static_assert(kProducerRegs <= kEntryRegs && kConsumerRegs >= kEntryRegs, "dec / inc directions");
+    static_assert(128 * kProducerRegs + Base::kNThreads * kConsumerRegs <= kLaunchThreads * kEntryRegs,
+                  "setmaxnreg.inc must be satisfiable from what setmaxnreg.dec released");
+};
+
+// One CTA's shared memory in Tr's layout: the base rounded up to 1024 bytes (128-byte-swizzled TMA
+// destinations and wgmma operands need it), Q, the K and V rings, and the full barriers of Q and of
+// each ring slot (one arrival each: the TMA-issuing thread's expect_tx, completed by the bytes).
+// Shared by the kernels of rungs 05, 06 and 07; each adds its own release mechanism.
+template <class Tr>
+struct CtaSmem {
+    uint32_t base, q, k, v, bar_q, bar_k0, bar_v0;
+
+    __device__ __forceinline__ explicit CtaSmem(unsigned char* raw)
+        : base((ptx::smem_u32(raw) + 1023u) & ~1023u),
+          q(base + Tr::kOffQ),
+          k(base + Tr::kOffK),
+          v(base + Tr::kOffV),
+          bar_q(base + Tr::kOffBar),
+          bar_k0(bar_q + 8),
+          bar_v0(bar_q + 8 + 8 * Tr::kStages) {}
+
+    // Thread 0, before the CTA barrier that publishes them (with hopper::fence_mbarrier_init).
+    __device__ __forceinline__ void init_full_barriers() const {
+        ptx::mbarrier_init(bar_q, 1);
+#pragma unroll
+        for (int s = 0; s < Tr::kStages; ++s) {
+            ptx::mbarrier_init(bar_k0 + 8 * s, 1);
+            ptx::mbarrier_init(bar_v0 + 8 * s, 1);
+        }
+    }
+};
+
 // Grid: x = query tile (reversed: the heaviest causal tiles start first), y = head, z = batch.
 // Synchronization, all of it (each wait is satisfied by construction):
 //   bar_q      (count 1): thread 0's arrive.expect_tx + the Q bytes. Waited once, parity 0, by all.
@@ -280,14 +337,9 @@ __global__ void __launch_bounds__(Tr::kNThreads, 1)
     constexpr int kStages = Tr::kStages;
 
     extern __shared__ unsigned char smem_raw[];
-    const uint32_t smem = (ptx::smem_u32(smem_raw) + 1023u) & ~1023u;
-    const uint32_t sQ = smem + Tr::kOffQ;
-    const uint32_t sK = smem + Tr::kOffK;
-    const uint32_t sV = smem + Tr::kOffV;
-    const uint32_t bar_q = smem + Tr::kOffBar;
-    const uint32_t bar_k0 = bar_q + 8;
-    const uint32_t bar_v0 = bar_q + 8 + 8 * kStages;
-    const uint32_t count0 = smem + Tr::kOffCount;
+    const CtaSmem<Tr> sm(smem_raw);
+    const uint32_t sQ = sm.q, sK = sm.k, sV = sm.v, bar_q = sm.bar_q, bar_k0 = sm.bar_k0, bar_v0 = sm.bar_v0;
+    const uint32_t count0 = sm.base + Tr::kOffCount;
 
     const int m_start = (gridDim.x - 1 - blockIdx.x) * kBlockM;
     const int head = blockIdx.y, batch = blockIdx.z;
@@ -295,13 +347,9 @@ __global__ void __launch_bounds__(Tr::kNThreads, 1)
     const int tid = threadIdx.x;
 
     if (tid == 0) {
-        ptx::mbarrier_init(bar_q, 1);
+        sm.init_full_barriers();
 #pragma unroll
-        for (int s = 0; s < kStages; ++s) {
-            ptx::mbarrier_init(bar_k0 + 8 * s, 1);
-            ptx::mbarrier_init(bar_v0 + 8 * s, 1);
-            ptx::st_shared_b32(count0 + 4 * s, 0u);
-        }
+        for (int s = 0; s < kStages; ++s) ptx::st_shared_b32(count0 + 4 * s, 0u);
         hopper::fence_mbarrier_init();
     }
     __syncthreads();

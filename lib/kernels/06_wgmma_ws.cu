@@ -46,34 +46,6 @@
 namespace fa {
 namespace {
 
-// Rung 05's tile and layout plus an "empty" mbarrier per ring slot (after rung 05's release
-// counters, which this kernel does not use) and the register split.
-template <typename T_, int kHeadDim_, int kNumWG_, int kBlockN_, int kStages_, int kProducerRegs_,
-          int kConsumerRegs_>
-struct WgmmaWsTraits : wgmma::WgmmaTmaTraits<T_, kHeadDim_, kNumWG_, kBlockN_, kStages_> {
-    using Base = wgmma::WgmmaTmaTraits<T_, kHeadDim_, kNumWG_, kBlockN_, kStages_>;
-    static constexpr int kLaunchThreads = Base::kNThreads + 128;  // + the producer warpgroup
-    static constexpr int kProducerRegs = kProducerRegs_;
-    static constexpr int kConsumerRegs = kConsumerRegs_;
-    static constexpr int kOffEmpty = Base::kOffCount;  // empty[kStages] (8 bytes each)
-    static constexpr int kPayloadBytes = kOffEmpty + 8 * kStages_;
-    static constexpr int kSmemBytes = kPayloadBytes + 1024;
-    // Named barriers: 1 + w = warpgroup w's epilogue, kSchedBar + w = warpgroup w's turn to issue.
-    static constexpr int kSchedBar = 1 + kNumWG_;
-
-    static_assert(kOffEmpty % 8 == 0, "mbarriers are 8-byte aligned");
-    static_assert(kSmemBytes <= 227 * 1024, "fits sm_90's 227 KiB opt-in shared memory per block");
-    static_assert(kNumWG_ >= 2, "ping-pong needs two consumer warpgroups or more");
-    static_assert(kSchedBar + kNumWG_ <= 16, "16 hardware named barriers");
-    static_assert(kLaunchThreads <= 1024, "block size");
-    // The CTA starts with kLaunchThreads x (65536 / kLaunchThreads rounded down to 8) registers
-    // (ptxas' cap under __launch_bounds__(kLaunchThreads, 1)); setmaxnreg must stay inside it.
-    static constexpr int kEntryRegs = (65536 / kLaunchThreads) / 8 * 8;
-    static_assert(kProducerRegs <= kEntryRegs && kConsumerRegs >= kEntryRegs, "dec / inc directions");
-    static_assert(128 * kProducerRegs + Base::kNThreads * kConsumerRegs <= kLaunchThreads * kEntryRegs,
-                  "setmaxnreg.inc must be satisfiable from what setmaxnreg.dec released");
-};
-
 // Grid: x = query tile (reversed: the heaviest causal tiles start first), y = head, z = batch.
 // Threads: warpgroup 0 = producer (only thread 0 works; the other 127 exit after setmaxnreg),
 // warpgroups 1..kNumWG = consumers (consumer warpgroup cw = warpgroup cw + 1 owns rows 64cw..).
@@ -120,14 +92,9 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
     constexpr int kNumWG = Tr::kNumWG;
 
     extern __shared__ unsigned char smem_raw[];
-    const uint32_t smem = (ptx::smem_u32(smem_raw) + 1023u) & ~1023u;
-    const uint32_t sQ = smem + Tr::kOffQ;
-    const uint32_t sK = smem + Tr::kOffK;
-    const uint32_t sV = smem + Tr::kOffV;
-    const uint32_t bar_q = smem + Tr::kOffBar;
-    const uint32_t bar_k0 = bar_q + 8;
-    const uint32_t bar_v0 = bar_q + 8 + 8 * kStages;
-    const uint32_t bar_e0 = smem + Tr::kOffEmpty;
+    const wgmma::CtaSmem<Tr> sm(smem_raw);
+    const uint32_t sQ = sm.q, sK = sm.k, sV = sm.v, bar_q = sm.bar_q, bar_k0 = sm.bar_k0, bar_v0 = sm.bar_v0;
+    const uint32_t bar_e0 = sm.base + Tr::kOffEmpty;
 
     const int m_start = (gridDim.x - 1 - blockIdx.x) * kBlockM;
     const int head = blockIdx.y, batch = blockIdx.z;
@@ -135,13 +102,9 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
     const int tid = threadIdx.x;
 
     if (tid == 0) {
-        ptx::mbarrier_init(bar_q, 1);
+        sm.init_full_barriers();
 #pragma unroll
-        for (int s = 0; s < kStages; ++s) {
-            ptx::mbarrier_init(bar_k0 + 8 * s, 1);
-            ptx::mbarrier_init(bar_v0 + 8 * s, 1);
-            ptx::mbarrier_init(bar_e0 + 8 * s, Tr::kNWarps);
-        }
+        for (int s = 0; s < kStages; ++s) ptx::mbarrier_init(bar_e0 + 8 * s, Tr::kNWarps);
         hopper::fence_mbarrier_init();
     }
     __syncthreads();  // the last CTA-wide barrier: the producer's idle threads exit below
@@ -289,10 +252,10 @@ KernelInstance make_ws_instance() {
 }
 
 //                             T              D   WGs  N   stages producer consumer regs
-using Bf16D128 = WgmmaWsTraits<__nv_bfloat16, 128, 2, 128, 3, 24, 240>;
-using Bf16D64 = WgmmaWsTraits<__nv_bfloat16, 64, 3, 128, 4, 32, 160>;
-using Fp16D128 = WgmmaWsTraits<__half, 128, 2, 128, 3, 24, 240>;
-using Fp16D64 = WgmmaWsTraits<__half, 64, 3, 128, 4, 32, 160>;
+using Bf16D128 = wgmma::WgmmaWsTraits<__nv_bfloat16, 128, 2, 128, 3, 24, 240>;
+using Bf16D64 = wgmma::WgmmaWsTraits<__nv_bfloat16, 64, 3, 128, 4, 32, 160>;
+using Fp16D128 = wgmma::WgmmaWsTraits<__half, 128, 2, 128, 3, 24, 240>;
+using Fp16D64 = wgmma::WgmmaWsTraits<__half, 64, 3, 128, 4, 32, 160>;
 
 }  // namespace
 
