@@ -303,6 +303,30 @@ struct CtaSmem {
     }
 };
 
+// The loads of the producer warpgroup of rungs 06 and 07, run by its thread 0: Q once, then key
+// tiles 0..n_tiles-1 into the ring, refilling a slot only after every consumer warp released the
+// tile before (empty[slot], parity of use t / kStages - 1; the first pass waits for nothing).
+template <class Tr>
+__device__ __forceinline__ void produce_q_and_kv(const CtaSmem<Tr>& sm, uint32_t bar_e0, const CUtensorMap* tm_q,
+                                                 const CUtensorMap* tm_k, const CUtensorMap* tm_v, int m_start,
+                                                 int head, int batch, int n_tiles) {
+    hopper::mbarrier_arrive_expect_tx(sm.bar_q, Tr::kQBytes);
+#pragma unroll
+    for (int c = 0; c < Tr::kChunks; ++c)
+        hopper::tma_load_4d(sm.q + c * Tr::kQChunkBytes, tm_q, sm.bar_q, c * Tr::kAtomCols, m_start, head, batch);
+    int stage = 0;
+    uint32_t phase = 0;
+#pragma unroll 1
+    for (int t = 0; t < n_tiles; ++t) {
+        if (t >= Tr::kStages) ptx::mbarrier_wait_parity(bar_e0 + 8 * stage, phase);
+        issue_kv_tile<Tr>(t, sm.k, sm.v, sm.bar_k0, sm.bar_v0, tm_k, tm_v, head, batch);
+        if (++stage == Tr::kStages) {
+            stage = 0;
+            if (t >= Tr::kStages) phase ^= 1u;
+        }
+    }
+}
+
 // Grid: x = query tile (reversed: the heaviest causal tiles start first), y = head, z = batch.
 // Synchronization, all of it (each wait is satisfied by construction):
 //   bar_q      (count 1): thread 0's arrive.expect_tx + the Q bytes. Waited once, parity 0, by all.

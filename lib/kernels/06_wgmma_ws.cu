@@ -112,23 +112,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
     if (tid < 128) {
         // ---- Producer warpgroup ----
         hopper::setmaxnreg_dec<Tr::kProducerRegs>();
-        if (tid == 0) {
-            hopper::mbarrier_arrive_expect_tx(bar_q, Tr::kQBytes);
-#pragma unroll
-            for (int c = 0; c < Tr::kChunks; ++c)
-                hopper::tma_load_4d(sQ + c * Tr::kQChunkBytes, &tm_q, bar_q, c * Tr::kAtomCols, m_start, head, batch);
-            int stage = 0;
-            uint32_t phase = 0;  // parity of the empty[stage] phase to wait for (use t / kStages - 1)
-#pragma unroll 1
-            for (int t = 0; t < n_tiles; ++t) {
-                if (t >= kStages) ptx::mbarrier_wait_parity(bar_e0 + 8 * stage, phase);
-                wgmma::issue_kv_tile<Tr>(t, sK, sV, bar_k0, bar_v0, &tm_k, &tm_v, head, batch);
-                if (++stage == kStages) {
-                    stage = 0;
-                    if (t >= kStages) phase ^= 1u;  // the first pass over the ring waits for nothing
-                }
-            }
-        }
+        if (tid == 0) wgmma::produce_q_and_kv<Tr>(sm, bar_e0, &tm_q, &tm_k, &tm_v, m_start, head, batch, n_tiles);
     } else {
         // ---- Consumer warpgroups: 64 query rows each ----
         hopper::setmaxnreg_inc<Tr::kConsumerRegs>();
