@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 
 #include "fa/registry.h"
@@ -51,8 +52,14 @@ std::string validate(const Options& o) {
         if (k != "all" && find_kernel(k) == nullptr)
             return fmt::format("--kernel {}: unknown kernel (fa-bench --list shows the names)", k);
     if (o.device < 0) return fmt::format("--device {}: must be >= 0", o.device);
-    if (!o.csv.empty() && !std::ofstream(o.csv, std::ios::app))
-        return fmt::format("--csv {}: cannot open the file for appending", o.csv);
+    if (!o.csv.empty()) {
+        // Probe by opening for append; a file the probe created is removed again, so validation
+        // (and --list, --explain) leave no empty CSV behind.
+        const bool existed = std::filesystem::exists(o.csv);
+        if (!std::ofstream(o.csv, std::ios::app))
+            return fmt::format("--csv {}: cannot open the file for appending", o.csv);
+        if (!existed) std::filesystem::remove(o.csv);
+    }
     return {};
 }
 

@@ -543,10 +543,11 @@ void print_kernel_list(std::FILE* out) {
         for (const KernelInstance& inst : k.instances()) {
             const std::string key =
                 fmt::format("{:<9} head_dim {}", dtype_name(inst.dtype), inst.head_dim ? std::to_string(inst.head_dim) : "any");
-            const std::string tile = inst.tile.m_block_size ? fmt::format("{}x{}x{} ({} KiB smem)", inst.tile.m_block_size,
-                                                                          inst.tile.n_block_size, inst.tile.num_threads,
-                                                                          inst.smem_bytes / 1024)
-                                                            : "untiled";
+            std::string tile = inst.tile.m_block_size ? fmt::format("{}x{}x{} ({} KiB smem)", inst.tile.m_block_size,
+                                                                    inst.tile.n_block_size, inst.tile.num_threads,
+                                                                    inst.smem_bytes / 1024)
+                                                      : "untiled";
+            if (inst.only_sm != 0) tile += fmt::format(" sm_{}a only", inst.only_sm);
             auto it = std::find_if(lines.begin(), lines.end(), [&](const std::string& l) { return l.rfind(key, 0) == 0; });
             if (it == lines.end()) lines.push_back(key + ": " + tile + " [default]");
             else *it += ", " + tile;

@@ -20,7 +20,7 @@ const std::vector<KernelInfo>& kernel_registry() {
         {3, "mma", "cp_async + tensor cores: mma.sync m16n8k16, ldmatrix(.trans) from swizzled smem, P in registers", 80,
          &mma_instances},
         {4, "warp_specialized",
-         "mma + a producer warp filling a multi-stage K/V ring (num_threads counts the consumer warps; +32 launched)",
+         "mma + producer warps filling a K/V ring via mbarriers; sm_90: producer warpgroup, setmaxnreg (num_threads counts consumers)",
          80, &warp_specialized_instances},
         {5, "wgmma_tma",
          "Hopper: TMA into a 3-4 stage mbarrier ring, wgmma for S = Q.K^T and O += P.V, plain schedule", 90,
@@ -81,14 +81,26 @@ std::string check_support(const KernelInfo& kernel, const ProblemShape& p, const
                            p.head_dim, fmt::join(have, ", "));
     }
 
-    const KernelInstance* pick = matching.front();  // the kernel's tuned default
+    // Rows built for an architecture-specific target (sm_90a) other than the device's drop out.
+    std::vector<const KernelInstance*> runnable;
+    for (const KernelInstance* inst : matching)
+        if (instance_runs_on(*inst, sm)) runnable.push_back(inst);
+    if (runnable.empty())
+        return fmt::format("{} head_dim {} is instantiated only for sm_{}a; device is sm_{}", dtype_name(p.dtype),
+                           p.head_dim, matching.front()->only_sm, sm);
+
+    const KernelInstance* pick = runnable.front();  // the kernel's tuned default on this device
     if (tile != nullptr && pick->tile.m_block_size != 0) {
         pick = nullptr;
-        for (const KernelInstance* inst : matching)
+        for (const KernelInstance* inst : runnable)
             if (inst->tile == *tile) pick = inst;
         if (pick == nullptr) {
+            for (const KernelInstance* inst : matching)
+                if (inst->tile == *tile)
+                    return fmt::format("tile {} is built for sm_{}a and runs on sm_{} only; device is sm_{}",
+                                       tile_str(*tile), inst->only_sm, inst->only_sm, sm);
             std::vector<std::string> have;
-            for (const KernelInstance* inst : matching) have.push_back(tile_str(inst->tile));
+            for (const KernelInstance* inst : runnable) have.push_back(tile_str(inst->tile));
             if (std::string why = tile_rule_violation(*tile); !why.empty())
                 return fmt::format("tile {} breaks the rule: {}", tile_str(*tile), why);
             return fmt::format("tile {} (m_block_size x n_block_size x num_threads) not instantiated; valid: {}",

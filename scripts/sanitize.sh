@@ -5,12 +5,14 @@
 # keys against 3-4 stages on the Hopper rungs, 25 of 32 on rung 4), so slot reuse is exercised.
 #   scripts/sanitize.sh [FA_BENCH] [KERNELS]     (defaults: build/fa-bench, all registered kernels)
 #   DTYPES="BFloat16 Float16" (default both)
+#   FA_ARGS="..." extra fa-bench flags, e.g. a tile: "--m_block_size 176 --n_block_size 32 --num_threads 352"
 # Prints one line per run and exits 1 if any tool reported an error.
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 fa_bench="${1:-$repo/build/fa-bench}"
 kernels="${2:-$("$fa_bench" --list | awk '/ rung /{print $1}' | paste -sd, -)}"
 sanitizer="${COMPUTE_SANITIZER:-compute-sanitizer}"
+read -r -a extra <<< "${FA_ARGS:-}"
 status=0
 for tool in memcheck racecheck synccheck; do
     for kernel in ${kernels//,/ }; do
@@ -19,7 +21,7 @@ for tool in memcheck racecheck synccheck; do
                 log="$(mktemp)"
                 "$sanitizer" --tool "$tool" --error-exitcode 99 "$fa_bench" --kernel "$kernel" --dtype "$dtype" \
                     --batch_size 1 --num_head 2 --seqlen_q 300 --seqlen_k 777 --head_dim "$d" --causal 0,1 \
-                    --warmup_iterations 0 --iterations 1 >"$log" 2>&1
+                    --warmup_iterations 0 --iterations 1 ${extra[@]+"${extra[@]}"} >"$log" 2>&1
                 rc=$?
                 summary="$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)"
                 # rc 2: fa-bench found nothing it could run (kernel lacks this dtype/head_dim).

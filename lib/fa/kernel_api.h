@@ -37,6 +37,9 @@ struct KernelInstance {
     std::size_t smem_bytes;   // dynamic shared memory per CTA, checked against the device limit
     const void* kernel_func;  // the __global__ function, for cudaFuncGetAttributes; may be null
     LaunchFn launch;
+    // 0: runs wherever its kernel's min_sm allows. Otherwise built for the architecture-specific
+    // target sm_{only_sm}a (setmaxnreg on sm_90a), so it runs on that compute capability only.
+    int only_sm = 0;
 };
 
 }  // namespace fa

@@ -27,6 +27,11 @@ struct KernelInfo {
 };
 
 const std::vector<KernelInfo>& kernel_registry();
+
+// Whether `inst` can run on a device of compute capability `sm` (0: no device, assume yes).
+inline bool instance_runs_on(const KernelInstance& inst, int sm) {
+    return sm == 0 || inst.only_sm == 0 || inst.only_sm == sm;
+}
 const KernelInfo* find_kernel(std::string_view slug);
 
 // Why `kernel` cannot run `problem` (empty string: it can). `tile` is the requested

@@ -1,39 +1,34 @@
-// Rung 4 — warp_specialized: one producer warp keeps a kStages-deep shared-memory K/V ring full
-// with cp.async while eleven consumer warps only compute (mma.sync, as rung 3), handed off through
-// named barriers (FULL: bar.arrive / bar.sync) and mbarriers (EMPTY: arrive / wait.parity).
+// Rung 4 — warp_specialized: producer warps keep a kStages-deep shared-memory K/V ring full with
+// cp.async while consumer warps only compute (mma.sync, as rung 3), handed off through two rings
+// of mbarriers (FULL: producer -> consumers, EMPTY: consumers -> producer).
 //
 // What changed from rung 3 (mma), and why:
-//   - Roles. In rung 3 every warp issues its share of each K/V copy and all warps meet at one
-//     __syncthreads per key tile. Here the last warp is a producer: it copies tile after tile into
-//     a ring of kStages K+V slots and never computes; consumers never touch global memory until
-//     the epilogue. Per slot s there are two barriers:
-//       FULL_s:  a named barrier over all kNThreads threads: producer cp.async.wait_group (its
-//                copies of that tile have landed), then bar.arrive; consumers bar.sync before
-//                reading the slot.
-//       EMPTY_s: an mbarrier (shared memory, after the V slots) with one arrival per consumer
-//                thread: after its last ldmatrix of the slot (for every tile: prefetches into
-//                registers never cross a tile) each consumer thread mbarrier.arrive's
-//                (release; one elected lane per warp after __syncwarp was correct but racecheck
-//                did not accept it as ordering the other lanes); the producer waits on the phase parity
-//                (mbarrier.try_wait.parity on sm_90, test_wait on sm_80: acquire) before
+//   - Roles. In rung 3 every warp issues its share of each K/V copy and all warps of a CTA meet at
+//     one __syncthreads per key tile. Here the warps after the consumers are producers: they copy
+//     tile after tile into a ring of kStages K+V slots and never compute; consumers never touch
+//     global memory until the epilogue. Per slot s there are two mbarriers (shared memory, after
+//     the V slots):
+//       FULL_s:  one arrival per producer thread: its cp.async.wait_group (its copies of that tile
+//                have landed), then mbarrier.arrive (release); consumers wait on the phase parity
+//                (acquire) before reading the slot.
+//       EMPTY_s: one arrival per consumer thread, after its last ldmatrix of the slot (prefetches
+//                into registers never cross a tile); the producer waits on the phase parity before
 //                overwriting the slot, and after its last copy drains the releases of the last
-//                min(n_tiles, kStages) tiles, so it exits with every phase complete. Tile j's
-//                release completes phase j / kStages of EMPTY_{j % kStages}. Thread 0 initialises
-//                the mbarriers before the kernel's only __syncthreads, ahead of the role split.
-//     Every FULL operation is warp-uniform and, among consumers, has one call site: all consumer
-//     warps meet each phase at the same bar.sync instruction (compute-sanitizer synccheck
-//     flagged the earlier skip/masked/unmasked loops, which reached the same FULL phase from
-//     different instructions under causal masking); the EMPTY release also has one call site.
-//     Both directions are release/acquire synchronizations (PTX memory model); the cp.async
-//     writes are the producer's own once wait_group returns, so FULL is rung 3's pattern
-//     (wait_group + barrier, racecheck-clean) split between roles. EMPTY was a named barrier too
-//     (consumers bar.arrive -> producer bar.sync), correct but racecheck-dirty once slots are
-//     reused (cp.async refill vs. the previous use's ldmatrix: racecheck does not take
-//     bar.arrive -> bar.sync as ordering that WAR), whereas it accepts mbarrier arrive -> wait,
-//     as in the Hopper rungs. The older all-mbarrier hand-off (FULL by
-//     cp.async.mbarrier.arrive.noinc) was racecheck-dirty in the other direction, apparently
-//     because racecheck does not model cp.async completion through an mbarrier. ptxas reserves
-//     all 16 named barriers (the slot's id is a register); with one CTA per SM that costs nothing.
+//                min(n_tiles, kStages) tiles, so it exits with every phase complete.
+//     (mbarrier.try_wait.parity on sm_90, test_wait on sm_80.) Tile j completes phase
+//     j / kStages of both barriers of slot j % kStages. Thread 0 initialises them before the
+//     kernel's only __syncthreads, ahead of the role split.
+//     Consumers wait on FULL, they do not meet each other: each consumer warp runs ahead or behind
+//     the others by up to the ring's depth, so one warp's softmax (MUFU, shuffles, no MMA) overlaps
+//     another's MMAs — what rung 3 gets from two independent CTAs per SM. FULL was first a named
+//     barrier (bar.arrive / bar.sync over every thread of the CTA), which locks all consumer warps
+//     into step at every tile: the same kernel measured 313 -> 366 TFLOP/s (d=128, 4x16x8192,
+//     H100) when FULL became an mbarrier, and nothing else changed.
+//     racecheck (compute-sanitizer 2025.3) accepts mbarrier arrive -> wait as ordering in both
+//     directions; it did not accept bar.arrive -> bar.sync for the write-after-read of slot reuse,
+//     one elected lane's arrive per warp after __syncwarp for the other lanes' reads, or
+//     cp.async.mbarrier.arrive.noinc (cp.async completion through an mbarrier) for FULL; hence
+//     per-thread arrivals after wait_group.
 //   - Eager loads (seed 004 step 3): the producer runs up to kStages tiles ahead of the slowest
 //     consumer, not rung 3's one tile.
 //   - Shared->register double buffering (step 5): each ldmatrix.x4 of K (per k-step, key pair)
@@ -43,65 +38,49 @@
 //     per-lane registers plus an immediate (LdsmAddr); the producer's swizzled cp.async
 //     destinations, periodic in row & 7, are precomputed once.
 //   - Heaviest-first causal scheduling, as rung 3; masking is a warp-uniform branch inside one
-//     tile loop (not rung 3's loop split: see the barrier call sites above). Under causal masking
-//     a consumer warp skips the MMAs of key tiles that lie wholly above its own 16 rows' diagonal
-//     (it still takes part in both barriers), instead of computing an all -inf S.
-//   - Warp count and tile, set by the register file. Each SM sub-partition (SMSP) has 16 K
-//     32-bit registers and a CTA's warps are spread over the four SMSPs, so the allocation
-//     per thread is bounded by 16384 / (32 · warps on the fullest SMSP): 255 for 8 warps per SM,
-//     168 for 9-12, 128 for 13-16 (ptxas applies exactly this: __launch_bounds__(160, 2) and
-//     (288, 1) both cap at 168, checked with CUDA 13.0). Rung 3 fills the register file with
-//     2 x 4 warps at up to 255 registers; a producer warp on top of 8 consumers at that size
-//     does not fit, and at 255 registers the only layouts with a producer have 7 (or 2 x 3)
-//     consumer warps per SM, one SMSP then carrying a single consumer: at best 7/8 of rung 3's
-//     tensor throughput. So this rung moves to 12 warps per SM at <= 168 registers: 11 consumers
-//     + 1 producer in one CTA, 3 warps on three SMSPs (2 consumers + producer on the fourth), 37%
-//     more MMA warps than rung 3 to hide ldmatrix, MMA-chain, shuffle and MUFU latency, which is
-//     what bounds rung 3 (it issues one HMMA per ~12 SMSP cycles against ~6 at mma.sync peak).
-//     168 registers cannot hold 32 query rows at d=128 (128 fp32 of O alone), so consumers own
-//     16 rows (one m16 tile) with Q's A fragments in registers for the whole kernel (Q is never
-//     re-read; d=128: 32 registers, d=64: 16). ptxas, CUDA 13.0, sm_90 and sm_80, no spills:
-//       d=128: 176 x 32 tiles (11 x 16 rows), 4-stage ring: 44 + 64 = 108 KB smem (+ 32 B of
-//              EMPTY mbarriers), 166 registers (sm_90; 164 sm_80).
-//              (64-key tiles spill 56 B with Q in registers.)
-//       d=64:  176 x 64 tiles, 4-stage ring: 22 + 64 = 86 KB smem, 137 (sm_90) / 128 (sm_80).
-//     One CTA per SM (the register file is full). Each K/V tile is loaded once per 176 query
-//     rows (rung 3: 128). The cost of 16 rows per warp is shared-memory bandwidth: each K/V
-//     fragment feeds two MMAs instead of four, a ceiling of ~2000 FLOP/clk/SM (128 B/clk of
-//     ldmatrix) against the ~1400 rung 3 runs at, so it binds only above ~480 TFLOP/s (at 360
-//     TFLOP/s ldmatrix + cp.async take ~80% of the bandwidth, which lengthens LDSM latency).
-//     Tile rows report num_threads = the consumer (MMA) threads, 352; the CTA launches 32 more for
-//     the producer. The tile rule (2·m_block_size) % num_threads == 0 binds the consumers.
+//     tile loop. Under causal masking a consumer warp skips the MMAs of key tiles that lie wholly
+//     above its own rows (it still takes part in both barriers).
 //
-// Previous design of this rung (replaced): 8 consumer warps + 1 producer in one CTA, mbarrier
-// hand-off with cp.async.mbarrier.arrive.noinc. Its 9 warps capped ptxas at 168 registers, which
-// forced 16 rows per warp at d=128 and 32-key tiles at d=64, with only 8 MMA warps per SM: slower
-// than rung 3 everywhere, and racecheck reported hazards on the K/V ring (cp.async -> mbarrier
-// completion is not modelled). Measured on H100, bf16, B=2, S=8192, TFLOP/s (median of 10):
-//   d=64 H=32: 250 non-causal, 228 causal (rung 3: 308, 293);
-//   d=128 H=16: 279 non-causal, 267 causal (rung 3: 341, 306).
+// Registers decide the shape. Each SM sub-partition (SMSP) has 16 K 32-bit registers and a CTA's
+// warps are spread over the four SMSPs, so without reallocation every warp holds the same count,
+// bounded by 16384 / (32 · warps on the fullest SMSP): 255 for 8 warps per SM, 168 for 9-12.
+// Rung 3 fills the file with 2 x 4 warps of 32 query rows at up to 255 registers; one producer
+// warp more breaks that. Hence two builds of this file (lib/CMakeLists.txt), one registry row:
+//   sm_90a rows (the default on an H100): a producer warpgroup (4 warps, the unit of setmaxnreg)
+//     drops to 24 registers with setmaxnreg.dec and the consumers raise theirs with
+//     setmaxnreg.inc, so consumers keep rung 3's 32 rows per warp (two m16 tiles; Q re-read from
+//     shared memory per tile) with 8 consumer warps per SM:
+//       d=128: 256 x 64, 8 consumers + 4 producers, 1 CTA/SM: 168 at entry, 240 for consumers,
+//              3-stage ring: 64 + 96 = 160 KB. (ptxas: 52 B spilled; the 256 x 32 tile spills
+//              nothing but runs 8 % slower: half the keys per FULL/EMPTY round and softmax.)
+//       d=64:  128 x 128, 4 consumers + 4 producers, 2 CTAs/SM: 128 at entry, 232 for consumers,
+//              3-stage ring: 16 + 96 = 112 KB. (ptxas: 128 B spilled; 128 x 64 spills nothing
+//              but runs 5 % slower.)
+//   portable rows (sm_80+, selectable by tile on an H100): one producer warp and 11 consumer
+//     warps of 16 rows (Q's A fragments held in registers), 12 warps at <= 168 registers, one CTA
+//     per SM: d=128 176 x 32 (4 stages, 108 KB, 166 registers), d=64 176 x 64 (86 KB, 137).
+//     16-row warps read each K/V fragment for two MMAs instead of four, so they need more
+//     shared-memory bandwidth per FLOP than rung 3.
+// Tile rows report num_threads = the consumer (MMA) threads; the CTA launches kNProducerThreads
+// more. The tile rule (2·m_block_size) % num_threads == 0 binds the consumers.
 //
-// Prediction (H100 SXM, bf16, B·H·S = 2·16·8192): 11 consumer warps instead of the old 8 should
-// recover what the old design lost to latency, and land 0-15% above rung 3: d=128 340-380
-// TFLOP/s non-causal, d=64 310-345; causal gains a little more (no CTA-wide barrier on masked
-// tiles, above-diagonal tiles skipped per warp). Risk: if rung 3 is bound by its register-rich
-// per-warp ILP or by shared-memory bandwidth rather than by latency, 16-row warps at 168
-// registers land at or below it; the sweep row with 15 consumers at d=64 tests more warps.
-// Measured (results/nvidia-h100-80gb-hbm3/ladder.csv, H100 SXM, bf16, TFLOP/s, FA2 in the same
-// sweep): d=128 4x16x8192 311 non-causal / 286 causal (mma 342 / 324, FA2 345 / 316); d=64
-// 2x32x8192 260 / 234 (mma 311 / 290). So the bet lost: 11-16 % below rung 3 at every large
-// shape, i.e. rung 3 is not latency-bound in the way assumed — 16-row warps pay in shared-memory
-// traffic per FLOP (ncu at 4x16x4096x128: 1.26 M bank conflicts vs mma's 0.20 M, HMMA pipe 47 %
-// vs 52 %) more than the extra warps buy. A 176 x 48 variant that re-read Q from shared memory
-// was dropped: compute-sanitizer racecheck reported hazards on it that were not understood.
-// (The sweep ran with one elected arrive per warp; the per-thread arrive that followed measured
-// 302 / 280 at d=128 2x16x8192 and 262 / 238 at d=64 2x32x8192 in one later call, mma 342 / 310
-// and 311 / 293 in the same call: the same within 1-2 %.)
+// Prediction for the sm_90a rows (H100 SXM, bf16, S=8192): rung 3's per-warp work and warp count
+// plus decoupled consumers and a deeper ring, and at d=128 64-key tiles (rung 3 is held to 32 by
+// its 255-register budget): 0-10 % above rung 3.
+// Measured (prototype, H100 SXM, bf16, TFLOP/s, one call, rung 3 in brackets): d=128 4x16x8192
+// 371 (339) non-causal, 343 (322) causal; d=64 2x32x8192 332 (308) / 307 (290). Sweep numbers
+// against FlashAttention-2: README and results/nvidia-h100-80gb-hbm3/ladder.csv.
+//
+// History: an 8 + 1 warp design (mbarrier FULL by cp.async.mbarrier.arrive.noinc, 16 rows per
+// warp) measured 279 / 250 TFLOP/s at d=128 / d=64 (racecheck-dirty); the 11 + 1 design with a
+// named-barrier FULL measured 311 / 260, 9-16 % below rung 3 (ncu: 16-row warps, 6x the bank
+// conflicts). Both were slower than rung 3 for the lock-step and the 16-row warps above.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -109,6 +88,7 @@
 #include "device/block_info.cuh"
 #include "device/launch.cuh"
 #include "device/mask.cuh"
+#include "device/hopper.cuh"
 #include "device/online_softmax.cuh"
 #include "device/ptx.cuh"
 #include "device/smem_swizzle.cuh"
@@ -119,20 +99,8 @@
 namespace fa {
 namespace {
 
-// Named barriers (sm_70+ bar.sync / bar.arrive with an id and a thread count, a multiple of 32;
-// id 0 is __syncthreads'). Kept here rather than in ptx.cuh: only this rung uses them on sm_80.
-// Both are executed warp-uniformly (bar.* is .aligned).
-template <int kCount>
-__device__ __forceinline__ void bar_sync(int id) {
-    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "n"(kCount) : "memory");
-}
-
-template <int kCount>
-__device__ __forceinline__ void bar_arrive(int id) {
-    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "n"(kCount) : "memory");
-}
-
-template <typename T_, int kHeadDim_, int kBlockM_, int kBlockN_, int kNConsumerWarps_, int kStages_>
+template <typename T_, int kHeadDim_, int kBlockM_, int kBlockN_, int kNConsumerWarps_, int kStages_,
+          bool kRegRealloc_ = false>
 struct WarpSpecializedTraits {
     using T = T_;
     static constexpr int kHeadDim = kHeadDim_;  // D: one Q/K/V/O row
@@ -140,12 +108,27 @@ struct WarpSpecializedTraits {
     static constexpr int kBlockN = kBlockN_;    // key rows per ring slot (one consumer iteration)
     static constexpr int kNConsumerWarps = kNConsumerWarps_;
     static constexpr int kNConsumerThreads = kNConsumerWarps * 32;  // TileConfig::num_threads
-    static constexpr int kNThreads = kNConsumerThreads + 32;         // launched: + 1 producer warp
-    static constexpr int kProducerWarp = kNConsumerWarps;            // the last warp copies
-    static constexpr int kStages = kStages_;                         // K/V ring depth
+    // kRegRealloc (sm_90a build only): the producer is a whole warpgroup that gives its registers
+    // to the consumers with setmaxnreg; otherwise it is one warp and every warp keeps the launch
+    // allocation. See the top of the file for the register arithmetic.
+    static constexpr bool kRegRealloc = kRegRealloc_;
+    static constexpr int kNProducerThreads = kRegRealloc ? 128 : 32;
+    static constexpr int kNThreads = kNConsumerThreads + kNProducerThreads;  // launched
+    static constexpr int kProducerWarp = kNConsumerWarps;  // the producer warp(s) follow the consumers
+    static constexpr int kCtasPerSm = kRegRealloc ? 8 / kNConsumerWarps : 1;  // 8 consumer warps per SM
+    // ptxas' cap under __launch_bounds__(kNThreads, kCtasPerSm), which is what each warp holds
+    // at entry; setmaxnreg.dec / .inc move registers between the roles inside that budget.
+    static constexpr int kEntryRegs = (65536 / (kNThreads * kCtasPerSm)) / 8 * 8;
+    static constexpr int kProducerRegs = 24;  // the minimum; cp.async loops fit without spills
+    static constexpr int kConsumerRegs =
+        std::min(240, (kEntryRegs * kNThreads - kProducerRegs * kNProducerThreads) / kNConsumerThreads / 8 * 8);
+    static constexpr int kStages = kStages_;  // K/V ring depth
 
     static constexpr int kWarpRows = kBlockM / kNConsumerWarps;  // query rows owned by one consumer
     static constexpr int kMTiles = kWarpRows / 16;               // m16 tiles per consumer
+    // 16-row consumers keep Q's A fragments in registers for the whole kernel (registers, not
+    // shared bandwidth, bind them); 32-row consumers re-read them from shared memory per tile.
+    static constexpr bool kQInRegisters = kMTiles == 1;
     static constexpr int kNTilesS = kBlockN / 8;                 // n8 tiles of S per m-tile
     static constexpr int kKStepsQK = kHeadDim / 16;              // k16 steps of S = Q·Kᵀ
     static constexpr int kNTilesO = kHeadDim / 8;                // n8 tiles of O per m-tile
@@ -157,35 +140,37 @@ struct WarpSpecializedTraits {
 
     static constexpr int kChunksPerRow = kHeadDim / kChunkElems;             // 16-byte chunks per row
     static constexpr int kRowBytes = kHeadDim * static_cast<int>(sizeof(T));  // smem row pitch
-    static constexpr int kCopyRowsPerIt = 32 / kChunksPerRow;  // rows one producer cp.async covers
-    static constexpr int kSwizzlePeriod = 8 / kCopyRowsPerIt;  // sweeps after which row & 7 repeats
+    static constexpr int kCopyRowsPerIt = kNProducerThreads / kChunksPerRow;  // rows one producer sweep covers
+    static constexpr int kSwizzlePeriod = kCopyRowsPerIt >= 8 ? 1 : 8 / kCopyRowsPerIt;  // sweeps until row & 7 repeats
 
     static constexpr int kTileQBytes = kBlockM * kRowBytes;
     static constexpr int kTileKVBytes = kBlockN * kRowBytes;  // one K or V slot
-    // Q | K slots | V slots | EMPTY mbarriers (8 B per slot); O reuses Q's rows in the epilogue.
+    // Q | K slots | V slots | EMPTY mbarriers | FULL mbarriers (8 B per slot each); O reuses Q's
+    // rows in the epilogue.
     static constexpr int kEmptyBarOffset = kTileQBytes + 2 * kStages * kTileKVBytes;
-    static constexpr int kSmemBytes = kEmptyBarOffset + 8 * kStages;
-
-    // Named barrier ids: FULL_s = kBarFull + s; all kNThreads take part.
-    static constexpr int kBarFull = 1;
+    static constexpr int kFullBarOffset = kEmptyBarOffset + 8 * kStages;
+    static constexpr int kSmemBytes = kFullBarOffset + 8 * kStages;
 
     static_assert(sizeof(T) == 2, "mma.sync.m16n8k16 here takes bf16 or fp16 operands");
     static_assert(kHeadDim % 64 == 0, "the 8-chunk XOR swizzle needs rows of whole 128-byte segments");
     static_assert(kWarpRows * kNConsumerWarps == kBlockM, "consumers split the query rows evenly");
     static_assert(kWarpRows % 16 == 0, "each consumer owns whole m16 tiles");
     static_assert(kBlockN % 16 == 0, "P·V consumes keys in k16 steps");
-    static_assert(32 % kChunksPerRow == 0 && 8 % kCopyRowsPerIt == 0, "producer lanes cover whole rows");
+    static_assert(kNProducerThreads % kChunksPerRow == 0 && (8 % kCopyRowsPerIt == 0 || kCopyRowsPerIt % 8 == 0),
+                  "producer threads cover whole rows, with a periodic swizzle column");
     static_assert(kBlockM % kCopyRowsPerIt == 0 && kBlockN % kCopyRowsPerIt == 0, "whole producer sweeps");
     static_assert(kStages >= 2, "a ring of one slot would serialize copy and compute");
-    static_assert(kBarFull + kStages <= 16, "16 named barriers per CTA");
     static_assert(kEmptyBarOffset % 8 == 0, "mbarriers are 8-byte aligned");
     static_assert(kNThreads <= 1024, "CTA size");
+    static_assert(!kRegRealloc || kNConsumerWarps % 4 == 0, "the producer warpgroup starts at a multiple of 4 warps");
+    static_assert(!kRegRealloc || kProducerRegs * kNProducerThreads + kConsumerRegs * kNConsumerThreads <=
+                                      kEntryRegs * kNThreads, "setmaxnreg.inc satisfiable");
     static_assert((kBlockM * 2) % kNConsumerThreads == 0, "fa-bench tile rule, on the consumer threads");
     static_assert(kSmemBytes <= 227 * 1024, "must fit the H100/A100 per-block shared-memory opt-in");
 };
 
-// Producer: this lane's share of a kRows-row tile, 16-byte cp.async per chunk. Lane L copies chunk
-// L % kChunksPerRow of rows kCopyRowsPerIt·it + L / kChunksPerRow. Its swizzled destination column
+// Producer: this thread's share of a kRows-row tile, 16-byte cp.async per chunk. Producer thread L
+// copies chunk L % kChunksPerRow of rows kCopyRowsPerIt·it + L / kChunksPerRow. Its swizzled destination column
 // depends on row & 7 only, which repeats every kSwizzlePeriod sweeps: `col` holds those offsets
 // (row-in-sweep included), so a destination is a register plus an immediate. With kCheckBounds,
 // rows at or past valid_rows are zero-filled (src-size 0) from `fallback` (row 0, always valid):
@@ -208,7 +193,8 @@ __device__ __forceinline__ void producer_copy_tile(uint32_t smem_tile, const typ
     }
 }
 
-// The producer warp. Key tiles are produced in consumer order, n_tiles-1 down to 0, tile i into
+// The producer: warp kProducerWarp alone (portable rows) or the four warps of the producer
+// warpgroup (sm_90a rows), each thread `ptid` of them copying its share of every tile. Key tiles are produced in consumer order, n_tiles-1 down to 0, tile i into
 // slot i % kStages; Q rides in tile 0's commit group. Tile i is published one iteration late:
 // after issuing tile i, wait_group<1> retires tile i-1's group and FULL of its slot is arrived
 // on, so copies of two tiles are in flight while the producer never waits on the newest one.
@@ -224,12 +210,11 @@ __device__ __forceinline__ void producer_copy_tile(uint32_t smem_tile, const typ
 // phase past the one its waiter asks for; the producer arrives on FULL of tile j+kStages only
 // after EMPTY of tile j, i.e. after every consumer passed FULL of tile j.
 template <typename Tr>
-__device__ __forceinline__ void producer_warp(const FwdParams& p, uint32_t sQ, uint32_t sK, uint32_t sV,
-                                              uint32_t empty_bar, const BlockInfo<typename Tr::T>& bi, int m_start,
-                                              int n_tiles, int lane) {
-    using T = typename Tr::T;
-    const int lane_row = lane / Tr::kChunksPerRow;
-    const int lane_chunk = lane % Tr::kChunksPerRow;
+__device__ __forceinline__ void producer(const FwdParams& p, uint32_t sQ, uint32_t sK, uint32_t sV, uint32_t full_bar,
+                                         uint32_t empty_bar, const BlockInfo<typename Tr::T>& bi, int m_start, int n_tiles,
+                                         int ptid) {
+    const int lane_row = ptid / Tr::kChunksPerRow;
+    const int lane_chunk = ptid % Tr::kChunksPerRow;
     uint32_t col[Tr::kSwizzlePeriod];
 #pragma unroll
     for (int j = 0; j < Tr::kSwizzlePeriod; ++j) {
@@ -264,11 +249,11 @@ __device__ __forceinline__ void producer_warp(const FwdParams& p, uint32_t sQ, u
                                                    p.v_row_stride, col, 0, 0, nullptr);
         ptx::cp_async_commit_group();
         ptx::cp_async_wait_group<1>();  // tile i-1 (and Q with tile 0) has landed
-        bar_arrive<Tr::kNThreads>(Tr::kBarFull + s);
+        ptx::mbarrier_arrive(full_bar + 8 * s);
         s = s_next;
     }
     ptx::cp_async_wait_group<0>();
-    bar_arrive<Tr::kNThreads>(Tr::kBarFull + s);  // the last tile
+    ptx::mbarrier_arrive(full_bar + 8 * s);  // the last tile
     // Drain: consumers release every tile, so the producer also waits for the EMPTY phases of the
     // last min(n_tiles, kStages) tiles (tile j: phase j / kStages of EMPTY_{j % kStages}). Every
     // EMPTY phase is then complete before it exits, and every consumer read of a slot it wrote is
@@ -282,8 +267,9 @@ __device__ __forceinline__ void producer_warp(const FwdParams& p, uint32_t sQ, u
 // One key tile for one consumer warp, on data the FULL barrier has published. v: kRowsFirst
 // ldmatrix addresses of the current V slot; k_delta moves them to the K slot in kChunksFirst order.
 template <typename Tr>
-__device__ __forceinline__ void consumer_key_tile(const LdsmAddr<Tr::kRowBytes>& v, int32_t k_delta,
-                                                  const uint32_t (&qf)[Tr::kMTiles][Tr::kKStepsQK][4],
+__device__ __forceinline__ void consumer_key_tile(const LdsmAddr<Tr::kRowBytes>& v, int32_t k_delta, int32_t q_delta,
+                                                  const uint32_t (&qf)[Tr::kQInRegisters ? Tr::kMTiles : 1]
+                                                                      [Tr::kQInRegisters ? Tr::kKStepsQK : 1][4],
                                                   float (&o)[Tr::kMTiles][Tr::kNTilesO][4], float (&m)[Tr::kMTiles][2],
                                                   float (&l)[Tr::kMTiles][2], int m_start, int n_start, bool masked,
                                                   int seqlen_k, bool causal, float scale_log2) {
@@ -302,18 +288,30 @@ __device__ __forceinline__ void consumer_key_tile(const LdsmAddr<Tr::kRowBytes>&
     // (kChunksFirst: matrices (keys +0..7, k lo), (+0..7, k hi), (+8..15, k lo), (+8..15, k hi)
     // = b0, b1 of n-tile 2np, then of 2np+1), issued one unit ahead of its MMAs.
     uint32_t kb[2][4];
+    uint32_t qa[Tr::kMTiles][4];
     ptx::ldmatrix_x4(kb[0], v(0, 0, k_delta));
 #pragma unroll
     for (int u = 0; u < Tr::kQKUnits; ++u) {
         const int kk = u / kNP;
         const int np = u % kNP;
+        if constexpr (!Tr::kQInRegisters) {
+            if (np == 0) {
+#pragma unroll
+                for (int mt = 0; mt < Tr::kMTiles; ++mt) ptx::ldmatrix_x4(qa[mt], v(mt, kk, q_delta));
+            }
+        }
         if (u + 1 < Tr::kQKUnits) ptx::ldmatrix_x4(kb[(u + 1) & 1], v((u + 1) % kNP, (u + 1) / kNP, k_delta));
         const uint32_t b_even[2] = {kb[u & 1][0], kb[u & 1][1]};
         const uint32_t b_odd[2] = {kb[u & 1][2], kb[u & 1][3]};
 #pragma unroll
         for (int mt = 0; mt < Tr::kMTiles; ++mt) {
-            ptx::mma_m16n8k16<T>(s[mt][2 * np], qf[mt][kk], b_even);
-            ptx::mma_m16n8k16<T>(s[mt][2 * np + 1], qf[mt][kk], b_odd);
+            if constexpr (Tr::kQInRegisters) {
+                ptx::mma_m16n8k16<T>(s[mt][2 * np], qf[0][kk], b_even);
+                ptx::mma_m16n8k16<T>(s[mt][2 * np + 1], qf[0][kk], b_odd);
+            } else {
+                ptx::mma_m16n8k16<T>(s[mt][2 * np], qa[mt], b_even);
+                ptx::mma_m16n8k16<T>(s[mt][2 * np + 1], qa[mt], b_odd);
+            }
         }
     }
 
@@ -352,8 +350,11 @@ __device__ __forceinline__ void consumer_key_tile(const LdsmAddr<Tr::kRowBytes>&
 }
 
 template <typename Tr>
-__global__ void __launch_bounds__(Tr::kNThreads, 1) warp_specialized_fwd_kernel(const __grid_constant__ FwdParams p) {
+__global__ void __launch_bounds__(Tr::kNThreads, Tr::kCtasPerSm) warp_specialized_fwd_kernel(const __grid_constant__ FwdParams p) {
     using T = typename Tr::T;
+#if defined(__CUDA_ARCH__) && !FA_HOPPER_ENABLED
+    static_assert(!Tr::kRegRealloc, "setmaxnreg rows belong in the sm_90a build (FA_BUILD_SM90A)");
+#endif
     extern __shared__ __align__(128) unsigned char smem_raw[];
     // Shared layout: Q | K slot 0..kStages-1 | V slot 0..kStages-1 | EMPTY mbarrier 0..kStages-1;
     // O reuses Q's rows.
@@ -361,6 +362,7 @@ __global__ void __launch_bounds__(Tr::kNThreads, 1) warp_specialized_fwd_kernel(
     const uint32_t sK = sQ + Tr::kTileQBytes;
     const uint32_t sV = sK + Tr::kStages * Tr::kTileKVBytes;
     const uint32_t empty_bar = sQ + Tr::kEmptyBarOffset;  // EMPTY_s at empty_bar + 8·s
+    const uint32_t full_bar = sQ + Tr::kFullBarOffset;    // FULL_s at full_bar + 8·s
 
     // Causal: the last query tiles see the most keys; issuing them first shortens the tail.
     const int m_block = p.causal ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
@@ -372,18 +374,25 @@ __global__ void __launch_bounds__(Tr::kNThreads, 1) warp_specialized_fwd_kernel(
     // all neither role touches a ring barrier and the consumers store zeros.
     const int n_tiles = num_key_tiles(p, m_start, Tr::kBlockM, Tr::kBlockN);
 
-    // EMPTY_s: one arrival per consumer thread per phase. Initialised by one thread and published
-    // by the kernel's only CTA-wide barrier; after it the producer returns early, and FULL named
-    // barriers + EMPTY mbarriers carry all ordering between the roles.
+    // EMPTY_s: one arrival per consumer thread per phase; FULL_s: one per producer thread.
+    // Initialised by one thread and published by the kernel's only CTA-wide barrier; after it the
+    // producer threads leave for their branch, and the two mbarrier rings carry all ordering
+    // between the roles. On sm_90a the producer warpgroup hands registers to the consumers here.
     if (tid == 0) {
 #pragma unroll
-        for (int s = 0; s < Tr::kStages; ++s) ptx::mbarrier_init(empty_bar + 8 * s, Tr::kNConsumerWarps * 32);
+        for (int s = 0; s < Tr::kStages; ++s) {
+            ptx::mbarrier_init(empty_bar + 8 * s, Tr::kNConsumerThreads);
+            ptx::mbarrier_init(full_bar + 8 * s, Tr::kNProducerThreads);
+        }
     }
     __syncthreads();
-    if (warp == Tr::kProducerWarp) {
-        if (n_tiles > 0) producer_warp<Tr>(p, sQ, sK, sV, empty_bar, BlockInfo<T>(p), m_start, n_tiles, lane);
+    if (warp >= Tr::kProducerWarp) {
+        if constexpr (Tr::kRegRealloc) hopper::setmaxnreg_dec<Tr::kProducerRegs>();
+        if (n_tiles > 0)
+            producer<Tr>(p, sQ, sK, sV, full_bar, empty_bar, BlockInfo<T>(p), m_start, n_tiles, tid - Tr::kNConsumerThreads);
         return;
     }
+    if constexpr (Tr::kRegRealloc) hopper::setmaxnreg_inc<Tr::kConsumerRegs>();
 
     // Iteration i handles key tile n_tiles-1-i in slot i % kStages. Tiles needing a mask (causal
     // diagonal, partial tail) are a suffix of the key range and come first; under causal masking
@@ -408,24 +417,24 @@ __global__ void __launch_bounds__(Tr::kNThreads, 1) warp_specialized_fwd_kernel(
     const int32_t k_delta = static_cast<int32_t>(sK - sV) + ldsm_chunks_first_delta<Tr::kRowBytes>(lane);
 
     // This warp's Q rows relative to V slot 0, where v_addr points while Q is read.
-    const int32_t q_delta = static_cast<int32_t>(sQ + warp_row * Tr::kRowBytes - sV);
+    int32_t q_delta = static_cast<int32_t>(sQ + warp_row * Tr::kRowBytes - sV);
 
     // Q's A fragments (kRowsFirst on this warp's rows: a0..a3 of m16n8k16), read once.
     // Q arrives with tile 0, so after FULL_0's first phase, which every consumer waits for here.
-    uint32_t qf[Tr::kMTiles][Tr::kKStepsQK][4];
+    uint32_t qf[Tr::kQInRegisters ? Tr::kMTiles : 1][Tr::kQInRegisters ? Tr::kKStepsQK : 1][4];
     if (n_tiles > 0) {
-        bar_sync<Tr::kNThreads>(Tr::kBarFull);
+        ptx::mbarrier_wait_parity(full_bar, 0);
+        if constexpr (Tr::kQInRegisters) {
 #pragma unroll
-        for (int mt = 0; mt < Tr::kMTiles; ++mt)
-#pragma unroll
-            for (int kk = 0; kk < Tr::kKStepsQK; ++kk) ptx::ldmatrix_x4(qf[mt][kk], v_addr(mt, kk, q_delta));
+            for (int kk = 0; kk < Tr::kKStepsQK; ++kk) ptx::ldmatrix_x4(qf[0][kk], v_addr(0, kk, q_delta));
+        }
     }
 
-    // One loop, one call site per barrier role: every consumer warp executes each FULL phase at
-    // the same bar.sync instruction and each EMPTY release at the same mbarrier.arrive, whole
-    // warp, whatever its skip / masked / unmasked split (both decisions and
-    // n_tiles are warp-uniform; the math is a uniform branch around the call). Tile i's FULL was
-    // synced before the body; after it the warp releases the slot on EMPTY (every tile: the
+    // One loop, one call site per barrier role: every consumer warp waits for each FULL phase at
+    // the same mbarrier wait and makes each EMPTY release at the same mbarrier.arrive, whole
+    // warp, whatever its skip / masked / unmasked split (both decisions and n_tiles are
+    // warp-uniform; the math is a uniform branch around the call). Tile i's FULL was waited for
+    // before the body; after it the warp releases the slot on EMPTY (every tile: the
     // producer drains the last kStages releases before it exits), moves on, and waits for tile
     // i+1. The release follows the tile's last ldmatrix: no shared read of a slot (prefetches into
     // registers included) crosses a tile boundary. Each thread's arrive (release) follows its own
@@ -438,18 +447,19 @@ __global__ void __launch_bounds__(Tr::kNThreads, 1) warp_specialized_fwd_kernel(
         const int n_start = (n_tiles - 1 - i) * Tr::kBlockN;
         // (The warp's rows from a fresh %tid.x, as consumer_key_tile's mask origin.)
         if (!(p.causal && n_start > m_start + (ptx::tid_x() / 32 + 1) * Tr::kWarpRows - 1)) {
-            consumer_key_tile<Tr>(v_addr, k_delta, qf, o, m, l, m_start, n_start,
+            consumer_key_tile<Tr>(v_addr, k_delta, q_delta, qf, o, m, l, m_start, n_start,
                                   tile_needs_mask(m_start, n_start, Tr::kBlockN, p.seqlen_k, p.causal), p.seqlen_k,
                                   p.causal, p.scale_log2);
         }
         const int s = i % Tr::kStages;  // tile i's slot (no loop-carried slot register)
-        // Every consumer thread arrives (count 352), each after its own last read of the slot:
+        // Every consumer thread arrives (count kNConsumerThreads), after its own last read of the slot:
         // with one elected lane per warp after __syncwarp, racecheck reported the other lanes'
         // ldmatrix reads as racing the producer's refill (H100, compute-sanitizer 2025.3).
         ptx::mbarrier_arrive(empty_bar + 8 * s);
         const int32_t step = s + 1 < Tr::kStages ? Tr::kTileKVBytes : -(Tr::kStages - 1) * Tr::kTileKVBytes;
         v_addr.advance(step);
-        if (i + 1 < n_tiles) bar_sync<Tr::kNThreads>(Tr::kBarFull + (i + 1) % Tr::kStages);
+        q_delta -= step;
+        if (i + 1 < n_tiles) ptx::mbarrier_wait_parity(full_bar + 8 * ((i + 1) % Tr::kStages), ((i + 1) / Tr::kStages) & 1);
     }
 
     normalize_fragment(o, l);
@@ -501,24 +511,45 @@ cudaError_t launch_warp_specialized(const FwdParams& p, cudaStream_t stream) {
 template <typename Tr>
 KernelInstance warp_specialized_instance() {
     // num_threads: the consumer threads (see the top of the file).
-    return instance_of<Tr>(reinterpret_cast<const void*>(warp_specialized_fwd_kernel<Tr>), launch_warp_specialized<Tr>,
-                           Tr::kNConsumerThreads);
+    KernelInstance row = instance_of<Tr>(reinterpret_cast<const void*>(warp_specialized_fwd_kernel<Tr>),
+                                         launch_warp_specialized<Tr>, Tr::kNConsumerThreads);
+    row.only_sm = Tr::kRegRealloc ? 90 : 0;  // setmaxnreg: the sm_90a build, sm_90 devices only
+    return row;
 }
 
 }  // namespace
 
-// First row per (dtype, head_dim) is the default: 11 consumers x 16 rows + 1 producer, 12 warps
-// at <= 168 registers, one CTA per SM (see the top of the file). The last row is for the tile
-// sweep: d=64 with 15 consumers + 1 producer (16 warps, <= 128 registers).
-const std::vector<KernelInstance>& warp_specialized_instances() {
+#if defined(FA_BUILD_SM90A)
+// This file is compiled twice: here for sm_90a (lib/CMakeLists.txt), where setmaxnreg exists.
+// Producer warpgroup + 8 consumer warps of 32 rows per SM (see the top of the file); the first
+// row per (dtype, head_dim) is the default on an sm_90 device.
+const std::vector<KernelInstance>& warp_specialized_sm90a_instances() {
     static const std::vector<KernelInstance> instances = {
-        warp_specialized_instance<WarpSpecializedTraits<__nv_bfloat16, 128, 176, 32, 11, 4>>(),
-        warp_specialized_instance<WarpSpecializedTraits<__nv_bfloat16, 64, 176, 64, 11, 4>>(),
-        warp_specialized_instance<WarpSpecializedTraits<__half, 128, 176, 32, 11, 4>>(),
-        warp_specialized_instance<WarpSpecializedTraits<__half, 64, 176, 64, 11, 4>>(),
-        warp_specialized_instance<WarpSpecializedTraits<__nv_bfloat16, 64, 240, 64, 15, 4>>(),
+        warp_specialized_instance<WarpSpecializedTraits<__nv_bfloat16, 128, 256, 64, 8, 3, true>>(),
+        warp_specialized_instance<WarpSpecializedTraits<__nv_bfloat16, 64, 128, 128, 4, 3, true>>(),
+        warp_specialized_instance<WarpSpecializedTraits<__half, 128, 256, 64, 8, 3, true>>(),
+        warp_specialized_instance<WarpSpecializedTraits<__half, 64, 128, 128, 4, 3, true>>(),
     };
     return instances;
 }
+#else
+// The portable rows (sm_80+): 11 consumers x 16 rows + 1 producer warp, 12 warps at <= 168
+// registers, one CTA per SM. On an sm_90 device the sm_90a rows come first and are the default;
+// these stay selectable by tile.
+const std::vector<KernelInstance>& warp_specialized_instances() {
+    static const std::vector<KernelInstance> instances = [] {
+        std::vector<KernelInstance> rows = warp_specialized_sm90a_instances();
+        for (const KernelInstance& r : {
+                 warp_specialized_instance<WarpSpecializedTraits<__nv_bfloat16, 128, 176, 32, 11, 4>>(),
+                 warp_specialized_instance<WarpSpecializedTraits<__nv_bfloat16, 64, 176, 64, 11, 4>>(),
+                 warp_specialized_instance<WarpSpecializedTraits<__half, 128, 176, 32, 11, 4>>(),
+                 warp_specialized_instance<WarpSpecializedTraits<__half, 64, 176, 64, 11, 4>>(),
+             })
+            rows.push_back(r);
+        return rows;
+    }();
+    return instances;
+}
+#endif
 
 }  // namespace fa

@@ -14,7 +14,8 @@ std::size_t naive_workspace_bytes(const ProblemShape& problem);    // S (fp32) a
 const std::vector<KernelInstance>& tiled_instances();              // 01_tiled.cu
 const std::vector<KernelInstance>& cp_async_instances();           // 02_cp_async.cu
 const std::vector<KernelInstance>& mma_instances();                // 03_mma.cu
-const std::vector<KernelInstance>& warp_specialized_instances();   // 04_warp_specialized.cu
+const std::vector<KernelInstance>& warp_specialized_instances();   // 04_warp_specialized.cu (all rows)
+const std::vector<KernelInstance>& warp_specialized_sm90a_instances();  // its sm_90a build
 const std::vector<KernelInstance>& wgmma_tma_instances();          // 05_wgmma_tma.cu (sm_90a)
 const std::vector<KernelInstance>& wgmma_ws_instances();           // 06_wgmma_ws.cu (sm_90a)
 const std::vector<KernelInstance>& wgmma_overlap_instances();      // 07_wgmma_overlap.cu (sm_90a)

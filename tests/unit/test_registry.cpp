@@ -69,3 +69,33 @@ TEST_CASE("check_support on tiled kernels names the valid tiles", "[registry]") 
         CHECK(fa::check_support(k, p, nullptr, 90, 227 * 1024, &inst).find("not instantiated") != std::string::npos);
     }
 }
+
+TEST_CASE("rows built for sm_90a are the default on sm_90 and skipped elsewhere", "[registry]") {
+    const fa::KernelInfo* ws = fa::find_kernel("warp_specialized");
+    REQUIRE(ws != nullptr);
+    fa::ProblemShape p;
+    p.dtype = fa::DType::BFloat16;
+    p.head_dim = 128;
+    const fa::KernelInstance* inst = nullptr;
+
+    // On sm_90 the default is a setmaxnreg row (producer warpgroup, 8 consumer warps per SM).
+    REQUIRE(fa::check_support(*ws, p, nullptr, 90, 227 * 1024, &inst).empty());
+    REQUIRE(inst != nullptr);
+    CHECK(inst->only_sm == 90);
+    const fa::TileConfig sm90a_tile = inst->tile;
+
+    // On sm_80 (and sm_100) the default is a portable row, and the sm_90a tile is refused by name.
+    for (int sm : {80, 100}) {
+        INFO("sm_" << sm);
+        REQUIRE(fa::check_support(*ws, p, nullptr, sm, 163 * 1024, &inst).empty());
+        REQUIRE(inst != nullptr);
+        CHECK(inst->only_sm == 0);
+        const std::string why = fa::check_support(*ws, p, &sm90a_tile, sm, 227 * 1024, &inst);
+        CHECK(why.find("built for sm_90a and runs on sm_90 only") != std::string::npos);
+        CHECK(inst == nullptr);
+    }
+    // The portable rows stay selectable on sm_90.
+    const fa::TileConfig portable{176, 32, 352};
+    REQUIRE(fa::check_support(*ws, p, &portable, 90, 227 * 1024, &inst).empty());
+    CHECK(inst->only_sm == 0);
+}
