@@ -147,20 +147,20 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm) cp
 #pragma unroll 1
     for (int n_block = 0; n_block < n_tiles; ++n_block) {
         const int stage = n_block & 1;
-        // Prefetch tile n_block+1 into the other stage. That stage was last read while computing
-        // tile n_block-1, and the __syncthreads that ended that iteration guarantees every warp
-        // is done with it.
+        ptx::cp_async_wait_group<0>();  // this thread's copies of tile n_block (and Q) have landed
+        // One barrier per tile: it publishes every thread's copies of tile n_block and proves that
+        // every warp is done with tile n_block-1, whose stage the prefetch below overwrites. (P
+        // rows are private to their warp: __syncwarp inside the step orders them.)
+        __syncthreads();
+        // Prefetch tile n_block+1 into the other stage; it lands while this tile is computed.
         if (n_block + 1 < n_tiles) {
             const int next_start = (n_block + 1) * kBlockN;
             cp_async_tile<Traits, kBlockN>(sK + (stage ^ 1) * Traits::kKVStageElems, bi.k,
                                            p.k_row_stride, next_start, p.seqlen_k);
             cp_async_tile<Traits, kBlockN>(sV + (stage ^ 1) * Traits::kKVStageElems, bi.v,
                                            p.v_row_stride, next_start, p.seqlen_k);
+            ptx::cp_async_commit_group();
         }
-        // Committed even when empty, so "all but the newest group" always means "through tile n_block".
-        ptx::cp_async_commit_group();
-        ptx::cp_async_wait_group<1>();  // this thread's copies of tile n_block (and Q) have landed
-        __syncthreads();                // ... and every other thread's
 
         const int n_start = n_block * kBlockN;
         const T* sK_cur = sK + stage * Traits::kKVStageElems;
@@ -171,15 +171,14 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm) cp
         else
             scalar::scalar_tile_step<false, Traits>(sQ, sK_cur, sV_cur, sP, acc, lc, m_start, n_start,
                                                     p.seqlen_k, p.causal, p.scale_log2);
-        __syncthreads();  // every warp done with this stage (and its sP rows) before it is refilled
     }
-    // Only the empty group committed by the last iteration can still be pending: nothing in flight.
+    // The last iteration committed nothing: no copy is in flight.
 
     acc.normalize();
 
-    // O through shared memory. A warp's Q rows were read only by that warp (scalar_tile.cuh), and
-    // the loop's last __syncthreads ordered those reads before these writes, so the warp reuses
-    // its own rows of sQ for O without a CTA-wide barrier.
+    // O through shared memory. A warp's Q rows were read only by that warp (scalar_tile.cuh), so
+    // the warp reuses its own rows of sQ for O after a warp barrier, without a CTA-wide one.
+    __syncwarp();
     T* sO = sQ;
 #pragma unroll
     for (int i = 0; i < Traits::kRowsPerThread; ++i) {
