@@ -51,16 +51,22 @@
 //     setmaxnreg.inc, so consumers keep rung 3's 32 rows per warp (two m16 tiles; Q re-read from
 //     shared memory per tile) with 8 consumer warps per SM:
 //       d=128: 256 x 64, 8 consumers + 4 producers, 1 CTA/SM: 168 at entry, 240 for consumers,
-//              3-stage ring: 64 + 96 = 160 KB. (ptxas: 52 B spilled; the 256 x 32 tile spills
+//              4-stage ring: 64 + 128 = 192 KB. (ptxas: 52 B spilled; the 256 x 32 tile spills
 //              nothing but runs 8 % slower: half the keys per FULL/EMPTY round and softmax.)
+//              Ring depth, measured in one call (4x16x8192, non-causal / causal TFLOP/s): 2
+//              stages 337 / 309, 3: 371-374 / 343-346, 4: 381-387 / 354-356, 5 (224 KB, no
+//              room left for L1): 372-374 / 354. Deeper rings let consumer warps drift further.
 //       d=64:  128 x 128, 4 consumers + 4 producers, 2 CTAs/SM: 128 at entry, 232 for consumers,
 //              3-stage ring: 16 + 96 = 112 KB. (ptxas: 128 B spilled; 128 x 64 spills nothing
-//              but runs 5 % slower.)
+//              but runs 5 % slower; 2 stages: 308 / 286 against 332-335 / 307-309 at
+//              2x32x8192; 256 x 128 at one CTA/SM, 4 or 5 stages: 328-329 / 310-311.)
 //   portable rows (sm_80+, selectable by tile on an H100): one producer warp and 11 consumer
 //     warps of 16 rows (Q's A fragments held in registers), 12 warps at <= 168 registers, one CTA
 //     per SM: d=128 176 x 32 (4 stages, 108 KB, 166 registers), d=64 176 x 64 (86 KB, 137).
 //     16-row warps read each K/V fragment for two MMAs instead of four, so they need more
-//     shared-memory bandwidth per FLOP than rung 3.
+//     shared-memory bandwidth per FLOP than rung 3. On the H100 (one call, results/
+//     nvidia-h100-80gb-hbm3/ws_portable_rows.csv, TFLOP/s, rung 3 in brackets): d=128 4x16x8192
+//     363 (342) non-causal, 334 (324) causal; d=64 2x32x8192 314 (311), 282 (292).
 // Tile rows report num_threads = the consumer (MMA) threads; the CTA launches kNProducerThreads
 // more. The tile rule (2·m_block_size) % num_threads == 0 binds the consumers.
 //
@@ -525,9 +531,9 @@ KernelInstance warp_specialized_instance() {
 // row per (dtype, head_dim) is the default on an sm_90 device.
 const std::vector<KernelInstance>& warp_specialized_sm90a_instances() {
     static const std::vector<KernelInstance> instances = {
-        warp_specialized_instance<WarpSpecializedTraits<__nv_bfloat16, 128, 256, 64, 8, 3, true>>(),
+        warp_specialized_instance<WarpSpecializedTraits<__nv_bfloat16, 128, 256, 64, 8, 4, true>>(),
         warp_specialized_instance<WarpSpecializedTraits<__nv_bfloat16, 64, 128, 128, 4, 3, true>>(),
-        warp_specialized_instance<WarpSpecializedTraits<__half, 128, 256, 64, 8, 3, true>>(),
+        warp_specialized_instance<WarpSpecializedTraits<__half, 128, 256, 64, 8, 4, true>>(),
         warp_specialized_instance<WarpSpecializedTraits<__half, 64, 128, 128, 4, 3, true>>(),
     };
     return instances;
