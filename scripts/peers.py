@@ -28,6 +28,7 @@ import dataclasses
 import datetime
 import itertools
 import math
+import os
 import re
 import statistics
 import subprocess
@@ -383,8 +384,10 @@ def run_quiet(command: Sequence[str], cwd: Path | None = None) -> str:
 
 
 def git_commit() -> str:
-    """Short commit of the repository this script lives in ('' outside a git checkout)."""
-    return run_quiet(["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT)
+    """$FA_GIT_COMMIT if set (scripts/sweep.sh passes the commit fa-bench was built from, so peer
+    rows and kernel rows of one sweep agree even where the checkout's .git is stale or absent),
+    else the short commit of the repository this script lives in ('' outside a git checkout)."""
+    return os.environ.get("FA_GIT_COMMIT", "") or run_quiet(["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT)
 
 
 def nvidia_smi_query(field: str, gpu_uuid: str = "") -> str:

@@ -77,7 +77,10 @@ for config in "64 32" "128 16"; do  # head_dim num_head: hidden size 2048 either
 done
 bench_point 4 8192 16 128  # the CuTe DSL example's default problem
 
-run_step "$python" "$repo_root/scripts/peers.py" --grid fa2 --backends fa2,cudnn --csv "$csv" \
+# Peer rows carry the commit fa-bench stamped on its rows (the build's), not whatever this
+# checkout's .git says: a copied tree may carry a stale or no .git.
+fa_commit="$(awk -F, 'NR == 2 {print $2; exit}' "$csv" 2>/dev/null)"
+FA_GIT_COMMIT="${fa_commit:-${FA_GIT_COMMIT:-}}" run_step "$python" "$repo_root/scripts/peers.py" --grid fa2 --backends fa2,cudnn --csv "$csv" \
     ${peers_args[@]+"${peers_args[@]}"}
 
 echo "sweep.sh: $steps steps, ${#failed[@]} failed; rows in $csv"

@@ -203,3 +203,11 @@ def test_sample_csv_is_synthetic_and_consistent_with_the_formulas():
         if row["tflops"]:
             tflops = peers.attention_flops(p) / (float(row["time_ms_median"]) * 1e9)
             assert float(row["tflops"]) == pytest.approx(tflops, rel=1e-6)
+
+
+def test_git_commit_takes_fa_git_commit_from_the_environment(monkeypatch):
+    # sweep.sh passes fa-bench's commit so peer rows match the kernel rows of the same sweep.
+    monkeypatch.setenv("FA_GIT_COMMIT", "0123456789ab")
+    assert peers.git_commit() == "0123456789ab"
+    monkeypatch.delenv("FA_GIT_COMMIT")
+    assert peers.git_commit() != "0123456789ab"

@@ -80,3 +80,23 @@ def test_sweep_without_the_binary_exits_2(tmp_path):
     done = subprocess.run(["bash", str(SWEEP), str(tmp_path / "missing"), str(tmp_path / "out")],
                           capture_output=True, text=True)
     assert done.returncode == 2 and "fa-bench binary not found" in done.stderr
+
+
+def test_peers_get_the_commit_fa_bench_stamped(tmp_path):
+    # The stand-in fa-bench writes one CSV row with a known commit; the stand-in python records
+    # the FA_GIT_COMMIT it was given.
+    out = tmp_path / "out"
+    fa_bench = tmp_path / "fa-bench"
+    fa_bench.write_text('#!/usr/bin/env bash\ncsv="${@: -1}"\n'
+                        '[[ -s "$csv" ]] || printf "timestamp,git_commit,gpu\\nT,feedc0ffee12,G\\n" > "$csv"\n')
+    fa_bench.chmod(fa_bench.stat().st_mode | stat.S_IXUSR)
+    seen = tmp_path / "commit.log"
+    python = tmp_path / "python"
+    python.write_text(f'#!/usr/bin/env bash\necho "$FA_GIT_COMMIT" >> "{seen}"\n')
+    python.chmod(python.stat().st_mode | stat.S_IXUSR)
+    env = dict(os.environ, PYTHON=str(python), KERNELS="naive")
+    env.pop("FA_GIT_COMMIT", None)
+    env.pop("FA_BENCH_ARGS", None)
+    done = subprocess.run(["bash", str(SWEEP), str(fa_bench), str(out)], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert seen.read_text().split() == ["feedc0ffee12"]
