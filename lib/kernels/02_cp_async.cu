@@ -8,6 +8,9 @@
 //   * K/V have two shared-memory stages. Tile j+1's copies are issued before tile j is computed,
 //     so a tile's L2/HBM latency (~1-2k cycles for the 32 KiB K+V tile at D=128 fp16) overlaps the
 //     compute of the previous one instead of stalling every warp of the CTA at a barrier (rung 1).
+//     One __syncthreads per tile does both jobs: the prefetch of tile j+1 is issued right after
+//     the barrier that publishes tile j, which also proves every warp is done with tile j-1's
+//     stage (rung 1 needs two: one before and one after the compute).
 //   * O leaves through shared memory: each warp converts its rows to the I/O type in the Q buffer
 //     (rows only it reads), then writes them with 16-byte coalesced stores (rung 1: one 2- or
 //     4-byte store per element, 64 STG.U16 per lane at D=128 fp16).
@@ -28,10 +31,12 @@
 // occupancy is unchanged, and for short sequences (few key tiles) where the 16-byte O stores
 // matter. The tensor-core rung is where the time goes down.
 //
-// Measured (results/nvidia-h100-80gb-hbm3/ladder.csv, H100 SXM, bf16, TFLOP/s): 36.3 at 4x16x8192x128
-// non-causal, 36 causal: the same as rung 1 within 1 %, as predicted for an FP32-issue-bound
-// kernel; ncu shows the shared-memory bank conflicts fall 7.6x (12.5 M -> 1.6 M) but the time
-// does not move.
+// Measured (results/nvidia-h100-80gb-hbm3/ladder.csv, H100 SXM, bf16, TFLOP/s, rung 1 in the same
+// sweep): 36.4 (36.4) at 4x16x8192x128 non-causal, 35.5 (35.2) causal; at every FA2-grid shape
+// with seqlen >= 4096 +0.3 % (d=128 non-causal) to +2.7 % over rung 1: the same within noise
+// where the FFMA stream binds hardest, as predicted for an FP32-issue-bound kernel. ncu shows the
+// shared-memory bank conflicts fall 8.7x (12.4 M -> 1.4 M) but the time does not move; dropping
+// the second barrier per tile moved d=128 by +0.2-0.3 % (one call, repeated: 36.43 vs 36.36).
 //
 // Instances (ptxas, CUDA 13.0, -O3; every one 0-byte stack frame, no spills on sm_80 and sm_90).
 // CTAs/SM: resident CTAs on an H100 by min(registers, shared memory); rung 1's in brackets.

@@ -41,10 +41,10 @@
 // key tile and half its key tile at d=128: 85-97% of FA2, 300-340 TFLOP/s at d=128 and 250-290 at
 // d=64; causal ~10% lower. Against rung 2's CUDA-core math, roughly 10x.
 // Measured (results/nvidia-h100-80gb-hbm3/ladder.csv, H100 SXM, bf16, TFLOP/s, FlashAttention-2 =
-// PyTorch SDPA FLASH_ATTENTION in the same sweep): d=128 4x16x8192 342 non-causal (99 % of FA2),
-// 324 causal (102 %); 1x16x16384 352 (101 %) / 322 (98 %); d=64 2x32x8192 311 (101 %) / 290
-// (103 %), 1x32x16384 313 (102 %) / 302 (101 %). Every FA2-grid shape with seqlen >= 4096 is at
-// 93-105 % of FA2.
+// PyTorch SDPA FLASH_ATTENTION in the same sweep): d=128 4x16x8192 339 non-causal (99 % of FA2),
+// 322 causal (101 %); 1x16x16384 346 (99 %) / 319 (100 %); d=64 2x32x8192 308 (101 %) / 289
+// (103 %), 1x32x16384 310 (101 %) / 298 (102 %). Every FA2-grid shape with seqlen >= 4096 is at
+// 92-104 % of FA2 (the previous sweep: 93-105 %).
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
