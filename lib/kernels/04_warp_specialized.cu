@@ -66,7 +66,7 @@
 //     16-row warps read each K/V fragment for two MMAs instead of four, so they need more
 //     shared-memory bandwidth per FLOP than rung 3. On the H100 (one call, results/
 //     nvidia-h100-80gb-hbm3/ws_portable_rows.csv, TFLOP/s, rung 3 in brackets): d=128 4x16x8192
-//     363 (342) non-causal, 334 (324) causal; d=64 2x32x8192 314 (311), 282 (292).
+//     369 (342) non-causal, 334 (323) causal; d=64 2x32x8192 309 (306), 280 (290).
 // Tile rows report num_threads = the consumer (MMA) threads; the CTA launches kNProducerThreads
 // more. The tile rule (2·m_block_size) % num_threads == 0 binds the consumers.
 //
@@ -77,7 +77,9 @@
 // and FlashAttention-2 in the same sweep): d=128 4x16x8192 381 non-causal (mma 339, FA2 342: 111 %),
 // 351 causal (322, 318: 110 %); d=64 2x32x8192 332 (308, 306: 108 %) / 307 (289, 280: 109 %).
 // Every FA2-grid shape with seqlen >= 4096: 3-14 % above rung 3, 102-114 % of FA2. Short causal
-// d=64 sequences (512-1024) stay below rung 3: one CTA per 128-256 query rows leaves SMs idle.
+// d=64 sequences (512-1024) stay 5-11 % below rung 3, probably because a 128-key diagonal tile
+// computes twice the masked scores of rung 3's 64-key one, which weighs most when a row has few
+// tiles (not measured separately).
 // ncu (4x16x4096x128): tensor pipe 58.8 % busy against rung 3's 52.3 %.
 
 // History: an 8 + 1 warp design (mbarrier FULL by cp.async.mbarrier.arrive.noinc, 16 rows per
