@@ -38,6 +38,15 @@ cudaError_t prepare_smem(Kernel kernel, std::size_t bytes, bool max_carveout = f
     return cudaSuccess;
 }
 
+// The launch of every rung whose kernel takes FwdParams alone: fwd_grid's grid, Tr::kNThreads
+// threads, Tr::kSmemBytes of dynamic shared memory (opted in by prepare_smem). Never synchronizes.
+template <class Tr, auto kKernel, bool kMaxCarveout>
+cudaError_t launch_fwd(const FwdParams& p, cudaStream_t stream) {
+    if (const cudaError_t e = prepare_smem(kKernel, Tr::kSmemBytes, kMaxCarveout); e != cudaSuccess) return e;
+    kKernel<<<fwd_grid(p, Tr::kBlockM), Tr::kNThreads, Tr::kSmemBytes, stream>>>(p);
+    return cudaGetLastError();
+}
+
 // The registry row of the instance that traits Tr describe. num_threads is the tile's thread
 // count as the registry reports it: the computing threads (warp-specialized rungs launch their
 // producer warp or warpgroup on top of them).
@@ -45,6 +54,12 @@ template <class Tr>
 KernelInstance instance_of(const void* kernel, LaunchFn launch, int num_threads = Tr::kNThreads) {
     return KernelInstance{dtype_of<typename Tr::T>(), Tr::kHeadDim, TileConfig{Tr::kBlockM, Tr::kBlockN, num_threads},
                           static_cast<std::size_t>(Tr::kSmemBytes), kernel, launch};
+}
+
+// The registry row of kernel kKernel launched by launch_fwd.
+template <class Tr, auto kKernel, bool kMaxCarveout = false>
+KernelInstance fwd_instance(int num_threads = Tr::kNThreads) {
+    return instance_of<Tr>(reinterpret_cast<const void*>(kKernel), launch_fwd<Tr, kKernel, kMaxCarveout>, num_threads);
 }
 
 }  // namespace fa

@@ -181,16 +181,8 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm) ti
 }
 
 template <class Traits>
-cudaError_t launch_tiled(const FwdParams& p, cudaStream_t stream) {
-    const auto kernel = tiled_fwd_kernel<Traits>;
-    if (const cudaError_t e = prepare_smem(kernel, Traits::kSmemBytes); e != cudaSuccess) return e;
-    kernel<<<fwd_grid(p, Traits::kBlockM), Traits::kNThreads, Traits::kSmemBytes, stream>>>(p);
-    return cudaGetLastError();
-}
-
-template <class Traits>
 KernelInstance make_instance() {
-    return instance_of<Traits>(reinterpret_cast<const void*>(&tiled_fwd_kernel<Traits>), &launch_tiled<Traits>);
+    return fwd_instance<Traits, &tiled_fwd_kernel<Traits>>();
 }
 
 // One configuration per (dtype, head_dim): 64 query rows x 128 threads gives each lane 4 rows, the

@@ -215,16 +215,8 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm) cp
 }
 
 template <class Traits>
-cudaError_t launch_cp_async(const FwdParams& p, cudaStream_t stream) {
-    const auto kernel = cp_async_fwd_kernel<Traits>;
-    if (const cudaError_t e = prepare_smem(kernel, Traits::kSmemBytes); e != cudaSuccess) return e;
-    kernel<<<fwd_grid(p, Traits::kBlockM), Traits::kNThreads, Traits::kSmemBytes, stream>>>(p);
-    return cudaGetLastError();
-}
-
-template <class Traits>
 KernelInstance make_instance() {
-    return instance_of<Traits>(reinterpret_cast<const void*>(&cp_async_fwd_kernel<Traits>), &launch_cp_async<Traits>);
+    return fwd_instance<Traits, &cp_async_fwd_kernel<Traits>>();
 }
 
 // The same tiles as rung 1, so the two rungs differ only in data movement. fp32 D=256 needs

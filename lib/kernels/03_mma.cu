@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "device/block_info.cuh"
+#include "device/fragment_store.cuh"
 #include "device/launch.cuh"
 #include "device/mask.cuh"
 #include "device/online_softmax.cuh"
@@ -311,50 +312,18 @@ __global__ void __launch_bounds__(Tr::kNThreads, 2) mma_fwd_kernel(const __grid_
 
     normalize_fragment(o, l);
 
-    // Epilogue: this warp's O rows -> its own rows of sQ (swizzled, 4-byte stores) -> global with
-    // 16-byte stores. Only this warp read those Q rows, so a warp barrier orders its last ldmatrix
-    // before the overwrite; no CTA barrier is needed.
-    __syncwarp();
-#pragma unroll
-    for (int mt = 0; mt < Tr::kMTiles; ++mt) {
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int r = warp_row + 16 * mt + 8 * h + lane / 4;
-#pragma unroll
-            for (int nt = 0; nt < Tr::kNTilesO; ++nt) {
-                const uint32_t off = static_cast<uint32_t>(swizzled_offset<Tr::kHeadDim>(r, nt) * sizeof(T));
-                ptx::st_shared_b32(sQ + off + 4 * (lane % 4), ptx::pack2<T>(o[mt][nt][2 * h], o[mt][nt][2 * h + 1]));
-            }
-        }
-    }
-    __syncwarp();
-    constexpr int kRowsPerStore = 32 / Tr::kChunksPerRow;  // rows one warp-wide 16-byte store covers
-    static_assert(Tr::kWarpRows % kRowsPerStore == 0, "whole store sweeps per warp");
-    const int st_chunk = lane % Tr::kChunksPerRow;
-#pragma unroll
-    for (int it = 0; it < Tr::kWarpRows / kRowsPerStore; ++it) {
-        const int r = warp_row + it * kRowsPerStore + lane / Tr::kChunksPerRow;
-        const uint4 val =
-            ptx::ld_shared_v4_b32(sQ + static_cast<uint32_t>(swizzled_offset<Tr::kHeadDim>(r, st_chunk) * sizeof(T)));
-        if (m_start + r < p.seqlen_q) {
-            *reinterpret_cast<uint4*>(bi.o + (m_start + r) * p.o_row_stride + st_chunk * kChunkElems) = val;
-        }
-    }
+    // Epilogue (fragment_store.cuh) through this warp's own rows of sQ: only this warp read those
+    // Q rows, so the warp barrier inside orders its last ldmatrix before the overwrite.
+    store_o_fragment<T, Tr::kHeadDim, Tr::kMTiles>(o, sQ, warp_row, lane, bi.o + m_start * p.o_row_stride,
+                                                   p.o_row_stride, p.seqlen_q - m_start);
 }
 
-template <typename Tr>
-cudaError_t launch_mma(const FwdParams& p, cudaStream_t stream) {
-    const auto kernel = mma_fwd_kernel<Tr>;
-    // Two CTAs need up to 2·(80 KB + 1 KB reserved) of shared memory: the largest carveout keeps
-    // the driver from settling for a split that fits only one (cp.async.cg bypasses L1 anyway).
-    if (const cudaError_t e = prepare_smem(kernel, Tr::kSmemBytes, true); e != cudaSuccess) return e;
-    kernel<<<fwd_grid(p, Tr::kBlockM), Tr::kNThreads, Tr::kSmemBytes, stream>>>(p);
-    return cudaGetLastError();
-}
-
+// Launched with the largest shared-memory carveout: two CTAs need up to 2·(80 KB + 1 KB reserved),
+// and the driver would otherwise settle for a split that fits only one (cp.async.cg bypasses L1
+// anyway).
 template <typename Tr>
 KernelInstance mma_instance() {
-    return instance_of<Tr>(reinterpret_cast<const void*>(mma_fwd_kernel<Tr>), launch_mma<Tr>);
+    return fwd_instance<Tr, &mma_fwd_kernel<Tr>, true>();
 }
 
 }  // namespace

@@ -97,6 +97,7 @@
 #include <vector>
 
 #include "device/block_info.cuh"
+#include "device/fragment_store.cuh"
 #include "device/launch.cuh"
 #include "device/mask.cuh"
 #include "device/hopper.cuh"
@@ -475,55 +476,21 @@ __global__ void __launch_bounds__(Tr::kNThreads, Tr::kCtasPerSm) warp_specialize
 
     normalize_fragment(o, l);
 
-    // Epilogue: this warp's O rows -> its own rows of sQ (swizzled, 4-byte stores) -> global with
-    // 16-byte stores. Only this warp ever read those rows (its Q fragments, before the loop), and
-    // the producer's Q copy was ordered before them by FULL_0, so a warp barrier suffices.
-    // Lane and rows from a fresh %tid.x: registers held across the loop spill the 128-cap row.
+    // Epilogue (fragment_store.cuh) through this warp's own rows of sQ: only this warp ever read
+    // them (its Q fragments), and the producer's Q copy was ordered before that by FULL_0. Lane and
+    // rows come from a fresh %tid.x and BlockInfo is built here: values held across the loop cost
+    // registers where the 16-row rows sit at their cap.
     const int e_tid = ptx::tid_x();
-    const int e_lane = e_tid % 32;
-    const int e_warp_row = (e_tid / 32) * Tr::kWarpRows;
-    __syncwarp();
-#pragma unroll
-    for (int mt = 0; mt < Tr::kMTiles; ++mt) {
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int r = e_warp_row + 16 * mt + 8 * h + e_lane / 4;
-#pragma unroll
-            for (int nt = 0; nt < Tr::kNTilesO; ++nt) {
-                const uint32_t off = static_cast<uint32_t>(swizzled_offset<Tr::kHeadDim>(r, nt) * sizeof(T));
-                ptx::st_shared_b32(sQ + off + 4 * (e_lane % 4), ptx::pack2<T>(o[mt][nt][2 * h], o[mt][nt][2 * h + 1]));
-            }
-        }
-    }
-    __syncwarp();
-    constexpr int kRowsPerStore = 32 / Tr::kChunksPerRow;  // rows one warp-wide 16-byte store covers
-    static_assert(Tr::kWarpRows % kRowsPerStore == 0, "whole store sweeps per warp");
-    const int st_chunk = e_lane % Tr::kChunksPerRow;
-    const BlockInfo<T> bi(p);  // built here, not kept live through the main loop
-#pragma unroll
-    for (int it = 0; it < Tr::kWarpRows / kRowsPerStore; ++it) {
-        const int r = e_warp_row + it * kRowsPerStore + e_lane / Tr::kChunksPerRow;
-        const uint4 val =
-            ptx::ld_shared_v4_b32(sQ + static_cast<uint32_t>(swizzled_offset<Tr::kHeadDim>(r, st_chunk) * sizeof(T)));
-        if (m_start + r < p.seqlen_q) {
-            *reinterpret_cast<uint4*>(bi.o + (m_start + r) * p.o_row_stride + st_chunk * kChunkElems) = val;
-        }
-    }
-}
-
-template <typename Tr>
-cudaError_t launch_warp_specialized(const FwdParams& p, cudaStream_t stream) {
-    const auto kernel = warp_specialized_fwd_kernel<Tr>;
-    if (const cudaError_t e = prepare_smem(kernel, Tr::kSmemBytes, true); e != cudaSuccess) return e;
-    kernel<<<fwd_grid(p, Tr::kBlockM), Tr::kNThreads, Tr::kSmemBytes, stream>>>(p);
-    return cudaGetLastError();
+    const BlockInfo<T> bi(p);
+    store_o_fragment<T, Tr::kHeadDim, Tr::kMTiles>(o, sQ, (e_tid / 32) * Tr::kWarpRows, e_tid % 32,
+                                                   bi.o + m_start * p.o_row_stride, p.o_row_stride,
+                                                   p.seqlen_q - m_start);
 }
 
 template <typename Tr>
 KernelInstance warp_specialized_instance() {
-    // num_threads: the consumer threads (see the top of the file).
-    KernelInstance row = instance_of<Tr>(reinterpret_cast<const void*>(warp_specialized_fwd_kernel<Tr>),
-                                         launch_warp_specialized<Tr>, Tr::kNConsumerThreads);
+    // num_threads: the consumer threads (see the top of the file); the largest carveout as rung 3.
+    KernelInstance row = fwd_instance<Tr, &warp_specialized_fwd_kernel<Tr>, true>(Tr::kNConsumerThreads);
     row.only_sm = Tr::kRegRealloc ? 90 : 0;  // setmaxnreg: the sm_90a build, sm_90 devices only
     return row;
 }
