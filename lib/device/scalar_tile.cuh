@@ -37,13 +37,20 @@
 #include <math_constants.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "device/element.cuh"
 #include "device/mask.cuh"
 #include "device/online_softmax.cuh"
 #include "device/ptx.cuh"
+#include "fa/kernel_api.h"
 
 namespace fa::scalar {
+
+template <typename T>
+struct TypeTag {
+    using type = T;
+};
 
 // Shape of the scalar tile and every value derived from it. T is the I/O element type as it
 // sits in shared memory (fp32, fp16 or bf16); all arithmetic is fp32.
@@ -345,6 +352,28 @@ __device__ __forceinline__ void scalar_tile_step(const typename G::T* __restrict
             }
         }
     }
+}
+
+// The configurations both scalar rungs instantiate, so that rung 2 differs from rung 1 in data
+// movement only. Rung::row<T, kHeadDim, kBlockN>() is the rung's registry row for one tile of
+// 64 query rows x 128 threads: each lane gets 4 rows, the most O accumulators (4·D/8 = 64 at
+// D=128, 128 at D=256) that fit in registers. kBlockN = 64 gives a 4x8 S tile per lane (12
+// vector loads per 32·kChunk FMAs); D=256 and fp32 D=128 halve it to 32 so that K/V tiles stay
+// small enough for 2 CTAs per SM.
+template <class Rung>
+std::vector<KernelInstance> scalar_rung_instances() {
+    std::vector<KernelInstance> v;
+    auto add_dtype = [&v](auto type_tag) {
+        using T = typename decltype(type_tag)::type;
+        v.push_back(Rung::template row<T, 32, 64>());
+        v.push_back(Rung::template row<T, 64, 64>());
+        v.push_back(Rung::template row<T, 128, sizeof(T) == 4 ? 32 : 64>());
+        v.push_back(Rung::template row<T, 256, 32>());
+    };
+    add_dtype(TypeTag<__half>{});
+    add_dtype(TypeTag<__nv_bfloat16>{});
+    add_dtype(TypeTag<float>{});
+    return v;
 }
 
 }  // namespace fa::scalar

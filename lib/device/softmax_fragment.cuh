@@ -137,6 +137,21 @@ __device__ __forceinline__ void convert_p_fragment(const float (&s)[kMTiles][kNT
 }
 
 // Final o = acc / l: completes the quad reduction of the thread-partial sums, then scales.
+// The state before the first key tile: O = 0, m = -inf (no key seen), l = 0.
+template <int kMTiles, int kNTilesO>
+__device__ __forceinline__ void init_fragment_state(float (&o)[kMTiles][kNTilesO][4], float (&m)[kMTiles][2],
+                                                    float (&l)[kMTiles][2]) {
+#pragma unroll
+    for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+        for (int nt = 0; nt < kNTilesO; ++nt)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) o[mt][nt][i] = 0.0f;
+        m[mt][0] = m[mt][1] = -CUDART_INF_F;
+        l[mt][0] = l[mt][1] = 0.0f;
+    }
+}
+
 // Rows that saw no visible key (l = 0) get zeros through online_softmax_inv_sum.
 template <int kMTiles, int kNTilesO>
 __device__ __forceinline__ void normalize_fragment(float (&o)[kMTiles][kNTilesO][4], const float (&l)[kMTiles][2]) {

@@ -180,36 +180,19 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm) ti
     }
 }
 
-template <class Traits>
-KernelInstance make_instance() {
-    return fwd_instance<Traits, &tiled_fwd_kernel<Traits>>();
-}
-
-// One configuration per (dtype, head_dim): 64 query rows x 128 threads gives each lane 4 rows, the
-// most O accumulators (4·D/8 = 64 at D=128, 128 at D=256) that fit in registers. kBlockN = 64 gives
-// a 4x8 S tile per lane (12 vector loads per 32·kChunk FMAs); D=256 and fp32 D=128 halve it to 32
-// so K/V tiles stay small enough for 2 CTAs per SM (and match rung 2's tiles exactly).
-template <typename T>
-void add_dtype(std::vector<KernelInstance>& v) {
-    v.push_back(make_instance<TiledTraits<T, 32, 64, 64, 128>>());
-    v.push_back(make_instance<TiledTraits<T, 64, 64, 64, 128>>());
-    if constexpr (sizeof(T) == 4)
-        v.push_back(make_instance<TiledTraits<T, 128, 64, 32, 128>>());
-    else
-        v.push_back(make_instance<TiledTraits<T, 128, 64, 64, 128>>());
-    v.push_back(make_instance<TiledTraits<T, 256, 64, 32, 128>>());
-}
+// Registry rows on scalar_tile.cuh's shared tile list.
+struct TiledRows {
+    template <typename T, int kHeadDim, int kBlockN>
+    static KernelInstance row() {
+        using Tr = TiledTraits<T, kHeadDim, 64, kBlockN, 128>;
+        return fwd_instance<Tr, &tiled_fwd_kernel<Tr>>();
+    }
+};
 
 }  // namespace
 
 const std::vector<KernelInstance>& tiled_instances() {
-    static const std::vector<KernelInstance> instances = [] {
-        std::vector<KernelInstance> v;
-        add_dtype<__half>(v);
-        add_dtype<__nv_bfloat16>(v);
-        add_dtype<float>(v);
-        return v;
-    }();
+    static const std::vector<KernelInstance> instances = scalar::scalar_rung_instances<TiledRows>();
     return instances;
 }
 

@@ -214,35 +214,21 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm) cp
     }
 }
 
-template <class Traits>
-KernelInstance make_instance() {
-    return fwd_instance<Traits, &cp_async_fwd_kernel<Traits>>();
-}
-
-// The same tiles as rung 1, so the two rungs differ only in data movement. fp32 D=256 needs
-// 205 KiB (two fp32 K/V stages of 32 x 260 floats): it runs on sm_90 (227 KiB) but not on A100
-// (163 KiB); the registry skips it there by smem_bytes.
-template <typename T>
-void add_dtype(std::vector<KernelInstance>& v) {
-    v.push_back(make_instance<CpAsyncTraits<T, 32, 64, 64, 128>>());
-    v.push_back(make_instance<CpAsyncTraits<T, 64, 64, 64, 128>>());
-    if constexpr (sizeof(T) == 4)
-        v.push_back(make_instance<CpAsyncTraits<T, 128, 64, 32, 128>>());
-    else
-        v.push_back(make_instance<CpAsyncTraits<T, 128, 64, 64, 128>>());
-    v.push_back(make_instance<CpAsyncTraits<T, 256, 64, 32, 128>>());
-}
+// Registry rows on scalar_tile.cuh's tile list, the same as rung 1's. fp32 D=256 needs 205 KiB
+// (two fp32 K/V stages of 32 x 260 floats): it runs on sm_90 (227 KiB) but not on A100 (163 KiB);
+// the registry skips it there by smem_bytes.
+struct CpAsyncRows {
+    template <typename T, int kHeadDim, int kBlockN>
+    static KernelInstance row() {
+        using Tr = CpAsyncTraits<T, kHeadDim, 64, kBlockN, 128>;
+        return fwd_instance<Tr, &cp_async_fwd_kernel<Tr>>();
+    }
+};
 
 }  // namespace
 
 const std::vector<KernelInstance>& cp_async_instances() {
-    static const std::vector<KernelInstance> instances = [] {
-        std::vector<KernelInstance> v;
-        add_dtype<__half>(v);
-        add_dtype<__nv_bfloat16>(v);
-        add_dtype<float>(v);
-        return v;
-    }();
+    static const std::vector<KernelInstance> instances = scalar::scalar_rung_instances<CpAsyncRows>();
     return instances;
 }
 

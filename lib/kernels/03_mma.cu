@@ -274,15 +274,7 @@ __global__ void __launch_bounds__(Tr::kNThreads, 2) mma_fwd_kernel(const __grid_
     float o[Tr::kMTiles][Tr::kNTilesO][4];
     float m[Tr::kMTiles][2];
     float l[Tr::kMTiles][2];
-#pragma unroll
-    for (int mt = 0; mt < Tr::kMTiles; ++mt) {
-#pragma unroll
-        for (int nt = 0; nt < Tr::kNTilesO; ++nt)
-#pragma unroll
-            for (int i = 0; i < 4; ++i) o[mt][nt][i] = 0.0f;
-        m[mt][0] = m[mt][1] = -CUDART_INF_F;
-        l[mt][0] = l[mt][1] = 0.0f;
-    }
+    init_fragment_state(o, m, l);
 
     // Iteration i handles key tile n_tiles-1-i.
     auto iteration = [&](int i, auto masked) {

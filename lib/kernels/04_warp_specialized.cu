@@ -415,15 +415,7 @@ __global__ void __launch_bounds__(Tr::kNThreads, Tr::kCtasPerSm) warp_specialize
     float o[Tr::kMTiles][Tr::kNTilesO][4];
     float m[Tr::kMTiles][2];
     float l[Tr::kMTiles][2];
-#pragma unroll
-    for (int mt = 0; mt < Tr::kMTiles; ++mt) {
-#pragma unroll
-        for (int nt = 0; nt < Tr::kNTilesO; ++nt)
-#pragma unroll
-            for (int i = 0; i < 4; ++i) o[mt][nt][i] = 0.0f;
-        m[mt][0] = m[mt][1] = -CUDART_INF_F;
-        l[mt][0] = l[mt][1] = 0.0f;
-    }
+    init_fragment_state(o, m, l);
 
     LdsmAddr<Tr::kRowBytes> v_addr(sV, lane);  // slot 0; advanced around the ring
     const int32_t k_delta = static_cast<int32_t>(sK - sV) + ldsm_chunks_first_delta<Tr::kRowBytes>(lane);
