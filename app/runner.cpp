@@ -297,7 +297,7 @@ class Runner {
             cuda_check(fill_random_normal(q->ptr, p.dtype, q_elems, o_.seed, 0, stream_), "fill q");
             cuda_check(fill_random_normal(k->ptr, p.dtype, kv_elems, o_.seed, 1, stream_), "fill k");
             cuda_check(fill_random_normal(v->ptr, p.dtype, kv_elems, o_.seed, 2, stream_), "fill v");
-            prm = make_params(p, q->ptr, k->ptr, v->ptr, o->ptr, ws.get());
+            prm = make_fwd_params(p, q->ptr, k->ptr, v->ptr, o->ptr, ws->ptr, ws->bytes);
             if (check) {
                 o_ref = std::make_unique<DeviceBuffer>(q_elems * sizeof(float));
                 NvtxRange range{fmt::format("reference {}", shape_tag(p))};
@@ -342,27 +342,6 @@ class Runner {
             fill_model(dev_, calibration(), p, r.m_block_size, &r);
             emit(r);
         }
-    }
-
-    FwdParams make_params(const ProblemShape& p, void* q, void* k, void* v, void* o, DeviceBuffer* ws) const {
-        FwdParams prm{};
-        prm.q = q;
-        prm.k = k;
-        prm.v = v;
-        prm.o = o;
-        set_strides(p, &prm);
-        prm.batch = p.batch;
-        prm.heads = p.heads;
-        prm.seqlen_q = p.seqlen_q;
-        prm.seqlen_k = p.seqlen_k;
-        prm.head_dim = p.head_dim;
-        prm.scale = effective_scale(p);
-        prm.scale_log2 = prm.scale * 1.4426950408889634f;  // log2(e)
-        prm.causal = p.causal;
-        prm.dtype = p.dtype;
-        prm.workspace = ws ? ws->ptr : nullptr;
-        prm.workspace_bytes = ws ? ws->bytes : 0;
-        return prm;
     }
 
     void measure(const KernelInstance& inst, const FwdParams& prm, const ProblemShape& p, const std::string& label,

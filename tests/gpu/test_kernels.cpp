@@ -93,22 +93,6 @@ void run_case(fa::DType dtype, int head_dim, const Shape& sh, bool causal, fa::L
         fa::attention_reference_cpu(p, host_float(t.q, q_elems), host_float(t.k, kv_elems), host_float(t.v, kv_elems));
     const std::vector<float> ref(ref64.begin(), ref64.end());
 
-    fa::FwdParams prm{};
-    prm.q = t.q;
-    prm.k = t.k;
-    prm.v = t.v;
-    prm.o = t.o;
-    fa::set_strides(p, &prm);
-    prm.batch = p.batch;
-    prm.heads = p.heads;
-    prm.seqlen_q = p.seqlen_q;
-    prm.seqlen_k = p.seqlen_k;
-    prm.head_dim = head_dim;
-    prm.scale = fa::effective_scale(p);
-    prm.scale_log2 = prm.scale * 1.4426950408889634f;
-    prm.causal = causal;
-    prm.dtype = dtype;
-
     for (auto [kernel, inst] : work) {
         const std::string label = fmt::format("{} {} d{} {}x{}x{} b{} h{} sq{} sk{} causal{} {}", kernel->slug,
                                               fa::dtype_name(dtype), head_dim, inst->tile.m_block_size,
@@ -118,8 +102,7 @@ void run_case(fa::DType dtype, int head_dim, const Shape& sh, bool causal, fa::L
         std::size_t ws_bytes = kernel->workspace_bytes ? kernel->workspace_bytes(p) : 0;
         if (t.ws) cudaFree(t.ws), t.ws = nullptr;
         if (ws_bytes) cuda_ok(cudaMalloc(&t.ws, ws_bytes));
-        prm.workspace = t.ws;
-        prm.workspace_bytes = ws_bytes;
+        const fa::FwdParams prm = fa::make_fwd_params(p, t.q, t.k, t.v, t.o, t.ws, ws_bytes);
         cuda_ok(cudaMemset(t.o, 0xFF, q_elems * es));  // NaN poison: unwritten outputs fail
         cuda_ok(inst->launch(prm, nullptr));
         cuda_ok(cudaDeviceSynchronize());
