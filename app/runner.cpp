@@ -20,6 +20,7 @@
 #include "fa/model.h"
 #include "fa/reference.h"
 #include "fa/registry.h"
+#include "kernel_list.h"
 #include "npy.h"
 #include "report.h"
 
@@ -493,71 +494,13 @@ class Runner {
 
 }  // namespace
 
-int run_calibration(const Options& o, const DeviceInfo& dev) {
-    if (!dev.present) {
-        fmt::print(stderr, "fa-bench: --calibrate needs a CUDA GPU ({})\n", dev.why_absent);
-        return 2;
-    }
-    Calibration cal;
-    if (std::string e = calibrate_peaks(&cal); !e.empty()) {
-        fmt::print(stderr, "fa-bench: --calibrate: {}\n", e);
-        return 1;
-    }
-    const std::string path = o.peaks_file.empty() ? default_peaks_file() : o.peaks_file;
-    fmt::print("{}: bf16 GEMM 8192^3 {:.1f} TFLOP/s, fp32 GEMM {:.1f} TFLOP/s, device copy {:.1f} GB/s (read + write)\n",
-               cal.gpu, cal.gemm16_tflops, cal.gemm32_tflops, cal.copy_gbs);
-    if (std::string e = save_calibration(path, cal); !e.empty()) {
-        fmt::print(stderr, "fa-bench: {}\n", e);
-        return 1;
-    }
-    fmt::print("saved to {}; later runs use these peaks (peak_source = calibrated:{})\n", path, cal.timestamp);
-    return 0;
-}
-
-void print_kernel_list(std::FILE* out) {
-    // One line per (dtype, head_dim) so the list stays short.
-    struct Group {
-        std::string key;
-        std::string line;
-        bool has_portable = false;  // a row without only_sm was seen (the first one is a default)
-    };
-    for (const KernelInfo& k : kernel_registry()) {
-        fmt::print(out, "{:<18} rung {}  sm_{}+  {}\n", k.slug, k.rung, k.min_sm, k.title);
-        std::vector<Group> groups;
-        for (const KernelInstance& inst : k.instances()) {
-            const std::string key =
-                fmt::format("{:<9} head_dim {}", dtype_name(inst.dtype), inst.head_dim ? std::to_string(inst.head_dim) : "any");
-            std::string tile = inst.tile.m_block_size ? fmt::format("{}x{}x{} ({} KiB smem)", inst.tile.m_block_size,
-                                                                    inst.tile.n_block_size, inst.tile.num_threads,
-                                                                    inst.smem_bytes / 1024)
-                                                      : "untiled";
-            auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& x) { return x.key == key; });
-            const bool first = g == groups.end();
-            if (first) g = groups.insert(groups.end(), Group{key, key + ": ", false});
-            else g->line += ", ";
-            // The default is the first row the device can run (check_support): an sm_XXa row
-            // listed first is the default on that GPU, the first portable row everywhere else.
-            if (inst.only_sm != 0) {
-                tile += fmt::format(" sm_{}a only", inst.only_sm);
-                if (first) tile += fmt::format(" [default on sm_{}]", inst.only_sm);
-            } else if (!g->has_portable) {
-                tile += first ? " [default]" : " [default elsewhere]";
-                g->has_portable = true;
-            }
-            g->line += tile;
-        }
-        for (const Group& g : groups) fmt::print(out, "    {}\n", g.line);
-    }
-    fmt::print(out, "tiles are m_block_size x n_block_size x num_threads; [default] is used when no tile flag is given\n");
-}
-
 int run(const Options& o) {
     if (o.list) {
         print_kernel_list(stdout);
         return 0;
     }
     const DeviceInfo dev = query_device(o.device);
-    if (o.calibrate) return run_calibration(o, dev);
+    if (o.calibrate) return run_calibration(o.peaks_file, dev);
     try {
         Runner runner(o, dev);
         return runner.run();
