@@ -22,6 +22,7 @@
 #include "fa/registry.h"
 #include "kernel_list.h"
 #include "npy.h"
+#include "plan.h"
 #include "report.h"
 
 namespace fa {
@@ -50,51 +51,6 @@ struct DeviceBuffer {
         if (ptr) cudaFree(ptr);
     }
 };
-
-std::vector<ProblemShape> expand_problems(const Options& o) {
-    std::vector<ProblemShape> out;
-    for (DType t : o.dtypes)
-        for (int b : o.batch_size)
-            for (int h : o.num_head)
-                for (int d : o.head_dim)
-                    for (int sq : o.seqlen_q)
-                        for (int sk : o.seqlen_k)
-                            for (int c : o.causal) {
-                                ProblemShape p;
-                                p.dtype = t;
-                                p.batch = b;
-                                p.heads = h;
-                                p.head_dim = d;
-                                p.seqlen_q = sq;
-                                p.seqlen_k = sk;
-                                p.causal = c != 0;
-                                p.layout = o.layout;
-                                p.softmax_scale = o.softmax_scale;
-                                out.push_back(p);
-                            }
-    return out;
-}
-
-std::vector<TileConfig> expand_tiles(const Options& o) {
-    std::vector<TileConfig> out;
-    for (int m : o.m_block_size)
-        for (int n : o.n_block_size)
-            for (int t : o.num_threads) out.push_back({m, n, t});
-    return out;
-}
-
-std::vector<const KernelInfo*> selected_kernels(const Options& o) {
-    std::vector<const KernelInfo*> out;
-    const bool all = o.kernels.empty() || std::find(o.kernels.begin(), o.kernels.end(), "all") != o.kernels.end();
-    for (const KernelInfo& k : kernel_registry())
-        if (all || std::find(o.kernels.begin(), o.kernels.end(), k.slug) != o.kernels.end()) out.push_back(&k);
-    return out;
-}
-
-std::string shape_tag(const ProblemShape& p) {
-    return fmt::format("{} b{} h{} sq{} sk{} d{} c{}", dtype_name(p.dtype), p.batch, p.heads, p.seqlen_q, p.seqlen_k,
-                       p.head_dim, p.causal ? 1 : 0);
-}
 
 ResultRow base_row(const Options& o, const Provenance& prov, const ProblemShape& p) {
     ResultRow r;
@@ -195,11 +151,8 @@ class Runner {
     }
 
     int run() {
-        const std::vector<ProblemShape> problems = expand_problems(o_);
-        const std::vector<TileConfig> tiles = expand_tiles(o_);
-        const std::vector<const KernelInfo*> kernels = selected_kernels(o_);
-
-        if (!dev_.present) return run_without_gpu(problems);
+        const Sweep sweep = expand_sweep(o_);
+        if (!dev_.present) return run_without_gpu(sweep.problems);
         fmt::print("device {}: {} (sm_{}, {} SMs, {:.0f} MHz, {:.1f} GB free), driver {}, CUDA runtime {}\n",
                    dev_.ordinal, dev_.name, dev_.sm, dev_.sm_count, dev_.sm_clock_mhz, dev_.free_bytes / 1e9,
                    prov_.driver_version, prov_.cuda_runtime);
@@ -213,8 +166,8 @@ class Runner {
 
         int runnable = 0;
         std::vector<std::string> reasons;
-        for (const ProblemShape& p : problems) {
-            std::vector<Job> jobs = plan(p, kernels, tiles);
+        for (const ProblemShape& p : sweep.problems) {
+            std::vector<Job> jobs = plan_jobs(p, sweep, dev_, checks_outputs());
             for (const Job& j : jobs) {
                 if (j.inst) ++runnable;
                 else reasons.push_back(fmt::format("{} [{}]: {}", j.kernel->slug, shape_tag(p), j.reason));
@@ -235,46 +188,8 @@ class Runner {
     }
 
   private:
-    struct Job {
-        const KernelInfo* kernel = nullptr;
-        const KernelInstance* inst = nullptr;  // null: cannot run, see reason
-        std::string reason;
-        std::size_t workspace = 0;
-    };
-
-    std::vector<Job> plan(const ProblemShape& p, const std::vector<const KernelInfo*>& kernels,
-                          const std::vector<TileConfig>& tiles) {
-        std::vector<Job> jobs;
-        const std::size_t io = static_cast<std::size_t>(compulsory_bytes(p));
-        const std::size_t ref = o_.skip_ref_check || o_.profile || o_.explain
-                                    ? 0
-                                    : static_cast<std::size_t>(p.batch) * p.heads * p.seqlen_q * p.head_dim * 4;
-        const std::size_t reserve = 256u << 20;  // CUDA context, cuBLAS workspace, L2 flush buffer
-        for (const KernelInfo* k : kernels) {
-            const std::vector<const TileConfig*> tile_choices = [&] {
-                std::vector<const TileConfig*> v;
-                for (const TileConfig& t : tiles) v.push_back(&t);
-                if (v.empty()) v.push_back(nullptr);
-                return v;
-            }();
-            for (const TileConfig* t : tile_choices) {
-                Job j;
-                j.kernel = k;
-                j.reason = check_support(*k, p, t, dev_.sm, dev_.smem_optin, &j.inst);
-                if (j.inst && k->workspace_bytes) j.workspace = k->workspace_bytes(p);
-                if (j.inst && io + ref + j.workspace + reserve > dev_.free_bytes) {
-                    j.reason = fmt::format("needs {:.1f} GB of device memory ({:.1f} GB workspace), {:.1f} GB free",
-                                           (io + ref + j.workspace + reserve) / 1e9, j.workspace / 1e9,
-                                           dev_.free_bytes / 1e9);
-                    j.inst = nullptr;
-                }
-                // A non-tiled kernel runs once for the whole tile sweep, not once per tile.
-                if (j.inst && j.inst->tile.m_block_size == 0 && t != tile_choices.front()) continue;
-                jobs.push_back(j);
-            }
-        }
-        return jobs;
-    }
+    // Each timed kernel's output is compared with the FP32 reference first.
+    bool checks_outputs() const { return !o_.skip_ref_check && !o_.profile && !o_.explain; }
 
     void run_problem(const ProblemShape& p, const std::vector<Job>& jobs) {
         const bool any = std::any_of(jobs.begin(), jobs.end(), [](const Job& j) { return j.inst != nullptr; });
@@ -288,7 +203,7 @@ class Runner {
         std::unique_ptr<DeviceBuffer> q, k, v, o, o_ref, ws;
         FwdParams prm{};
         std::vector<float> ref_host;
-        const bool check = !o_.skip_ref_check && !o_.profile && !o_.explain;
+        const bool check = checks_outputs();
         if (any && !o_.explain) {
             q = std::make_unique<DeviceBuffer>(q_elems * es);
             k = std::make_unique<DeviceBuffer>(kv_elems * es);
