@@ -5,52 +5,29 @@
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
-#include <nvtx3/nvtx3.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <numeric>
 #include <stdexcept>
 
 #include "calibration_cache.h"
 #include "device.h"
+#include "device_buffer.h"
 #include "fa/model.h"
 #include "fa/reference.h"
 #include "fa/registry.h"
 #include "kernel_list.h"
 #include "npy.h"
+#include "nvtx.h"
 #include "plan.h"
 #include "report.h"
+#include "timing.h"
 
 namespace fa {
 namespace {
-
-struct NvtxDomain {
-    static constexpr const char* name{"fa-bench"};
-};
-using NvtxRange = nvtx3::scoped_range_in<NvtxDomain>;
-
-void cuda_check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess) throw std::runtime_error(fmt::format("{}: {}", what, cudaGetErrorString(e)));
-}
-
-// Device buffer that frees itself; fa-bench allocates per problem and never leaks across points.
-struct DeviceBuffer {
-    void* ptr = nullptr;
-    std::size_t bytes = 0;
-    DeviceBuffer() = default;
-    explicit DeviceBuffer(std::size_t n) : bytes(n) {
-        if (n) cuda_check(cudaMalloc(&ptr, n), "cudaMalloc");
-    }
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    ~DeviceBuffer() {
-        if (ptr) cudaFree(ptr);
-    }
-};
 
 ResultRow base_row(const Options& o, const Provenance& prov, const ProblemShape& p) {
     ResultRow r;
@@ -72,24 +49,6 @@ ResultRow base_row(const Options& o, const Provenance& prov, const ProblemShape&
     r.compulsory_bytes = compulsory_bytes(p);
     r.arithmetic_intensity = arithmetic_intensity(p);
     return r;
-}
-
-struct Timing {
-    double median = 0, min = 0, max = 0, noise_pct = 0;
-};
-
-Timing summarize(std::vector<double> ms) {
-    Timing t;
-    std::sort(ms.begin(), ms.end());
-    const std::size_t n = ms.size();
-    t.median = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
-    t.min = ms.front();
-    t.max = ms.back();
-    const double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / n;
-    double var = 0;
-    for (double x : ms) var += (x - mean) * (x - mean);
-    t.noise_pct = n > 1 ? 100.0 * std::sqrt(var / (n - 1)) / mean : 0.0;
-    return t;
 }
 
 // Tile resources of the chosen instance: registers, CTAs per SM, waves over the grid.
@@ -148,6 +107,8 @@ class Runner {
     Runner(const Options& o, const DeviceInfo& dev) : o_(o), dev_(dev), prov_(make_provenance(dev)) {
         const std::string path = o.peaks_file.empty() ? default_peaks_file() : o.peaks_file;
         calibrated_ = dev.present && load_calibration(path, dev.name, &cal_);
+        policy_.warmup_iterations = o.warmup_iterations;
+        policy_.iterations = o.iterations;
     }
 
     int run() {
@@ -160,6 +121,7 @@ class Runner {
         if (o_.use_cold_l2) {
             // Twice the L2: a memset of this size evicts everything the previous launch left.
             flush_ = std::make_unique<DeviceBuffer>(2 * std::max<std::size_t>(dev_.l2_bytes, 1 << 20));
+            policy_.l2_flush = flush_.get();
         }
         if (o_.explain) print_explain_header(stdout);
         else print_table_header(stdout);
@@ -263,11 +225,10 @@ class Runner {
     void measure(const KernelInstance& inst, const FwdParams& prm, const ProblemShape& p, const std::string& label,
                  bool check, const std::vector<float>& ref_host, DeviceBuffer& o, ResultRow* r) {
         const std::size_t o_elems = static_cast<std::size_t>(p.batch) * p.seqlen_q * p.heads * p.head_dim;
+        const Launch launch = [&](cudaStream_t s) { return inst.launch(prm, s); };
         if (o_.profile) {
             // Exactly one launch, so `ncu --nvtx-include` captures exactly this kernel's work.
-            NvtxRange range{label};
-            cuda_check(inst.launch(prm, stream_), "launch");
-            cuda_check(cudaStreamSynchronize(stream_), "kernel");
+            launch_once(launch, stream_, label);
             r->check = "n/a";
             r->note = "profile: one launch, not timed";
             return;
@@ -276,11 +237,7 @@ class Runner {
             // Poison O with NaN (0xFF bytes are NaN in fp32, fp16 and bf16): an element the
             // kernel forgets to write fails the check instead of passing on stale data.
             cuda_check(cudaMemsetAsync(o.ptr, 0xFF, o.bytes, stream_), "poison o");
-            {
-                NvtxRange range{label + " check"};
-                cuda_check(inst.launch(prm, stream_), "launch");
-                cuda_check(cudaStreamSynchronize(stream_), "kernel");
-            }
+            launch_once(launch, stream_, label + " check");
             const CheckResult c = compare_outputs(copy_to_host_float(o.ptr, p.dtype, o_elems), ref_host, p.dtype);
             r->checked = true;
             r->max_abs_err = c.max_abs_err;
@@ -295,34 +252,7 @@ class Runner {
         }
         if (!o_.save_tensors.empty()) save_output(p, r->kernel, o, o_elems);
 
-        {
-            NvtxRange range{label + " warmup"};
-            for (int i = 0; i < o_.warmup_iterations; ++i) cuda_check(inst.launch(prm, stream_), "launch");
-        }
-        std::vector<cudaEvent_t> start(o_.iterations), stop(o_.iterations);
-        for (int i = 0; i < o_.iterations; ++i) {
-            cuda_check(cudaEventCreate(&start[i]), "cudaEventCreate");
-            cuda_check(cudaEventCreate(&stop[i]), "cudaEventCreate");
-        }
-        {
-            NvtxRange range{label + " timed"};
-            for (int i = 0; i < o_.iterations; ++i) {
-                if (flush_) cuda_check(cudaMemsetAsync(flush_->ptr, i & 1, flush_->bytes, stream_), "L2 flush");
-                cuda_check(cudaEventRecord(start[i], stream_), "cudaEventRecord");
-                cuda_check(inst.launch(prm, stream_), "launch");
-                cuda_check(cudaEventRecord(stop[i], stream_), "cudaEventRecord");
-            }
-            cuda_check(cudaStreamSynchronize(stream_), "kernel");
-        }
-        std::vector<double> ms(o_.iterations);
-        for (int i = 0; i < o_.iterations; ++i) {
-            float t = 0;
-            cuda_check(cudaEventElapsedTime(&t, start[i], stop[i]), "cudaEventElapsedTime");
-            ms[i] = t;
-            cudaEventDestroy(start[i]);
-            cudaEventDestroy(stop[i]);
-        }
-        const Timing t = summarize(ms);
+        const Timing t = time_launches(launch, policy_, stream_, label);
         r->timed = true;
         r->time_ms_median = t.median;
         r->time_ms_min = t.min;
@@ -402,6 +332,7 @@ class Runner {
     Provenance prov_;
     cudaStream_t stream_ = nullptr;
     std::unique_ptr<DeviceBuffer> flush_;
+    TimingPolicy policy_;
     int csv_rows_written_ = 0;
     std::string csv_error_;  // the first failed CSV append; later rows are not attempted
     int failures_ = 0;
