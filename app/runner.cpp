@@ -1,6 +1,6 @@
-// The runner: expands the sweep, decides per (kernel, problem) whether it can run, then for
-// each runnable pair checks the output against the FP32 reference, warms up, and times every
-// iteration with its own pair of CUDA events (nvbench's method), inside NVTX ranges.
+// The runner: plans the sweep (plan.h), and for each problem allocates its tensors (tensors.h),
+// then per runnable (kernel, problem) checks the output against the FP32 reference and times the
+// launches (timing.h); every row is printed and appended to the CSV as soon as it is finished.
 #include "runner.h"
 
 #include <cuda_runtime.h>
@@ -8,22 +8,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <stdexcept>
 
 #include "calibration_cache.h"
 #include "device.h"
-#include "device_buffer.h"
 #include "fa/model.h"
-#include "fa/reference.h"
-#include "fa/registry.h"
 #include "kernel_list.h"
-#include "npy.h"
 #include "nvtx.h"
 #include "plan.h"
 #include "report.h"
+#include "tensors.h"
 #include "timing.h"
 
 namespace fa {
@@ -91,17 +86,6 @@ void fill_model(const DeviceInfo& dev, const Calibration* cal, const ProblemShap
     if (r->timed && r->time_ms_median > 0) r->pct_of_bound = 100.0 * b.ms / r->time_ms_median;
 }
 
-std::vector<float> copy_to_host_float(const void* dptr, DType dtype, std::size_t count) {
-    std::vector<unsigned char> raw(count * dtype_bytes(dtype));
-    cuda_check(cudaMemcpy(raw.data(), dptr, raw.size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
-    return to_float_vector(raw.data(), dtype, count);
-}
-
-std::vector<long> logical_shape(const ProblemShape& p, int seqlen) {
-    if (p.layout == Layout::BSHD) return {p.batch, seqlen, p.heads, p.head_dim};
-    return {p.batch, p.heads, seqlen, p.head_dim};
-}
-
 class Runner {
   public:
     Runner(const Options& o, const DeviceInfo& dev) : o_(o), dev_(dev), prov_(make_provenance(dev)) {
@@ -159,32 +143,14 @@ class Runner {
         for (const Job& j : jobs)
             if (j.inst) workspace = std::max(workspace, j.workspace);
 
-        const std::size_t q_elems = static_cast<std::size_t>(p.batch) * p.seqlen_q * p.heads * p.head_dim;
-        const std::size_t kv_elems = static_cast<std::size_t>(p.batch) * p.seqlen_k * p.heads * p.head_dim;
-        const std::size_t es = dtype_bytes(p.dtype);
-        std::unique_ptr<DeviceBuffer> q, k, v, o, o_ref, ws;
-        FwdParams prm{};
-        std::vector<float> ref_host;
-        const bool check = checks_outputs();
+        std::unique_ptr<ProblemTensors> tensors;
         if (any && !o_.explain) {
-            q = std::make_unique<DeviceBuffer>(q_elems * es);
-            k = std::make_unique<DeviceBuffer>(kv_elems * es);
-            v = std::make_unique<DeviceBuffer>(kv_elems * es);
-            o = std::make_unique<DeviceBuffer>(q_elems * es);
-            ws = std::make_unique<DeviceBuffer>(workspace);
-            cuda_check(fill_random_normal(q->ptr, p.dtype, q_elems, o_.seed, 0, stream_), "fill q");
-            cuda_check(fill_random_normal(k->ptr, p.dtype, kv_elems, o_.seed, 1, stream_), "fill k");
-            cuda_check(fill_random_normal(v->ptr, p.dtype, kv_elems, o_.seed, 2, stream_), "fill v");
-            prm = make_fwd_params(p, q->ptr, k->ptr, v->ptr, o->ptr, ws->ptr, ws->bytes);
-            if (check) {
-                o_ref = std::make_unique<DeviceBuffer>(q_elems * sizeof(float));
+            tensors = std::make_unique<ProblemTensors>(p, workspace, o_.seed, checks_outputs(), stream_);
+            if (checks_outputs()) {
                 NvtxRange range{fmt::format("reference {}", shape_tag(p))};
-                cuda_check(attention_reference_gpu(prm, static_cast<float*>(o_ref->ptr), stream_), "reference");
-                cuda_check(cudaStreamSynchronize(stream_), "reference");
-                ref_host.resize(q_elems);
-                cuda_check(cudaMemcpy(ref_host.data(), o_ref->ptr, q_elems * 4, cudaMemcpyDeviceToHost), "copy ref");
+                tensors->compute_reference(stream_);
             }
-            if (!o_.save_tensors.empty()) save_inputs(p, *q, *k, *v);
+            if (!o_.save_tensors.empty()) tensors->save_inputs(o_.save_tensors, o_.seed, prov_.git_commit, stream_);
         }
 
         for (const Job& j : jobs) {
@@ -206,9 +172,8 @@ class Runner {
                 emit(r);
                 continue;
             }
-            const std::string label = fmt::format("{} {}", j.kernel->slug, shape_tag(p));
             try {
-                measure(*j.inst, prm, p, label, check, ref_host, *o, &r);
+                measure(*j.inst, *tensors, fmt::format("{} {}", j.kernel->slug, shape_tag(p)), &r);
             } catch (const std::runtime_error& e) {
                 // A kernel fault leaves the context unusable: report it and stop cleanly.
                 r.check = "FAIL";
@@ -222,9 +187,9 @@ class Runner {
         }
     }
 
-    void measure(const KernelInstance& inst, const FwdParams& prm, const ProblemShape& p, const std::string& label,
-                 bool check, const std::vector<float>& ref_host, DeviceBuffer& o, ResultRow* r) {
-        const std::size_t o_elems = static_cast<std::size_t>(p.batch) * p.seqlen_q * p.heads * p.head_dim;
+    // `label` ("<kernel> <shape_tag>") names the NVTX ranges README's ncu filters select.
+    void measure(const KernelInstance& inst, ProblemTensors& tensors, const std::string& label, ResultRow* r) {
+        const FwdParams& prm = tensors.params();
         const Launch launch = [&](cudaStream_t s) { return inst.launch(prm, s); };
         if (o_.profile) {
             // Exactly one launch, so `ncu --nvtx-include` captures exactly this kernel's work.
@@ -233,12 +198,10 @@ class Runner {
             r->note = "profile: one launch, not timed";
             return;
         }
-        if (check) {
-            // Poison O with NaN (0xFF bytes are NaN in fp32, fp16 and bf16): an element the
-            // kernel forgets to write fails the check instead of passing on stale data.
-            cuda_check(cudaMemsetAsync(o.ptr, 0xFF, o.bytes, stream_), "poison o");
+        if (checks_outputs()) {
+            tensors.poison_output(stream_);
             launch_once(launch, stream_, label + " check");
-            const CheckResult c = compare_outputs(copy_to_host_float(o.ptr, p.dtype, o_elems), ref_host, p.dtype);
+            const CheckResult c = tensors.check_output();
             r->checked = true;
             r->max_abs_err = c.max_abs_err;
             r->rel_l2_err = c.rel_l2_err;
@@ -250,7 +213,7 @@ class Runner {
         } else {
             r->check = "SKIPPED";
         }
-        if (!o_.save_tensors.empty()) save_output(p, r->kernel, o, o_elems);
+        if (!o_.save_tensors.empty()) tensors.save_output(o_.save_tensors, r->kernel, stream_);
 
         const Timing t = time_launches(launch, policy_, stream_, label);
         r->timed = true;
@@ -260,42 +223,6 @@ class Runner {
         r->noise_pct = t.noise_pct;
         r->tflops = r->flops / (t.median * 1e9);
         r->bandwidth_gbs = r->compulsory_bytes / (t.median * 1e6);
-    }
-
-    std::string tensor_dir(const ProblemShape& p) const {
-        const std::string dir = fmt::format("{}/{}_{}_b{}_h{}_sq{}_sk{}_d{}_c{}", o_.save_tensors, dtype_name(p.dtype),
-                                            layout_name(p.layout), p.batch, p.heads, p.seqlen_q, p.seqlen_k,
-                                            p.head_dim, p.causal ? 1 : 0);
-        std::filesystem::create_directories(dir);
-        return dir;
-    }
-
-    void save_inputs(const ProblemShape& p, const DeviceBuffer& q, const DeviceBuffer& k, const DeviceBuffer& v) {
-        cuda_check(cudaStreamSynchronize(stream_), "inputs");
-        const std::string dir = tensor_dir(p);
-        const std::size_t qn = q.bytes / dtype_bytes(p.dtype), kn = k.bytes / dtype_bytes(p.dtype);
-        for (auto [name, buf, n, s] : {std::tuple{"q", &q, qn, p.seqlen_q}, {"k", &k, kn, p.seqlen_k},
-                                       {"v", &v, kn, p.seqlen_k}}) {
-            if (std::string e = write_npy_f32(fmt::format("{}/{}.npy", dir, name),
-                                              copy_to_host_float(buf->ptr, p.dtype, n), logical_shape(p, s));
-                !e.empty())
-                throw std::runtime_error(e);
-        }
-        std::ofstream json(dir + "/flags.json");
-        json << fmt::format(
-            "{{\"dtype\": \"{}\", \"layout\": \"{}\", \"batch_size\": {}, \"seqlen_q\": {}, \"seqlen_k\": {}, "
-            "\"num_head\": {}, \"head_dim\": {}, \"softmax_scale\": {:.9g}, \"is_causal\": {}, "
-            "\"causal_alignment\": \"top-left\", \"seed\": {}, \"git_commit\": \"{}\", \"stored_as\": \"float32\"}}\n",
-            dtype_name(p.dtype), layout_name(p.layout), p.batch, p.seqlen_q, p.seqlen_k, p.heads, p.head_dim,
-            effective_scale(p), p.causal ? "true" : "false", o_.seed, prov_.git_commit);
-    }
-
-    void save_output(const ProblemShape& p, const std::string& kernel, const DeviceBuffer& o, std::size_t n) {
-        cuda_check(cudaStreamSynchronize(stream_), "output");
-        if (std::string e = write_npy_f32(fmt::format("{}/o_{}.npy", tensor_dir(p), kernel),
-                                          copy_to_host_float(o.ptr, p.dtype, n), logical_shape(p, p.seqlen_q));
-            !e.empty())
-            throw std::runtime_error(e);
     }
 
     // Prints the row and appends it to the CSV at once, so a sweep that dies later (a kernel
