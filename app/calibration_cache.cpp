@@ -73,4 +73,25 @@ std::string save_calibration(const std::string& path, const Calibration& cal) {
     return out ? std::string() : fmt::format("--peaks_file {}: write failed", path);
 }
 
+int run_calibration(const std::string& peaks_file, const DeviceInfo& dev) {
+    if (!dev.present) {
+        fmt::print(stderr, "fa-bench: --calibrate needs a CUDA GPU ({})\n", dev.why_absent);
+        return 2;
+    }
+    Calibration cal;
+    if (std::string e = calibrate_peaks(&cal); !e.empty()) {
+        fmt::print(stderr, "fa-bench: --calibrate: {}\n", e);
+        return 1;
+    }
+    const std::string path = peaks_file.empty() ? default_peaks_file() : peaks_file;
+    fmt::print("{}: bf16 GEMM 8192^3 {:.1f} TFLOP/s, fp32 GEMM {:.1f} TFLOP/s, device copy {:.1f} GB/s (read + write)\n",
+               cal.gpu, cal.gemm16_tflops, cal.gemm32_tflops, cal.copy_gbs);
+    if (std::string e = save_calibration(path, cal); !e.empty()) {
+        fmt::print(stderr, "fa-bench: {}\n", e);
+        return 1;
+    }
+    fmt::print("saved to {}; later runs use these peaks (peak_source = calibrated:{})\n", path, cal.timestamp);
+    return 0;
+}
+
 }  // namespace fa

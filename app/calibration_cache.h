@@ -1,9 +1,11 @@
 // The small file where `fa-bench --calibrate` keeps the measured ceilings, one row per GPU name,
-// so later runs (and their CSV rows) use them: peak_source = calibrated:<when>.
+// so later runs (and their CSV rows) use them: peak_source = calibrated:<when>; and --calibrate
+// itself.
 #pragma once
 
 #include <string>
 
+#include "device.h"
 #include "fa/model.h"
 
 namespace fa {
@@ -17,5 +19,10 @@ bool load_calibration(const std::string& path, const std::string& gpu, Calibrati
 // Writes `cal` into `path`, replacing an earlier row of the same GPU and keeping the others.
 // Returns an error message, or an empty string.
 std::string save_calibration(const std::string& path, const Calibration& cal);
+
+// --calibrate: measures the ceilings on `dev`, prints them and saves them into `peaks_file` (the
+// flag's value; empty: default_peaks_file()). Returns the exit status: 0, 1 when measuring or
+// saving failed, 2 without a GPU.
+int run_calibration(const std::string& peaks_file, const DeviceInfo& dev);
 
 }  // namespace fa

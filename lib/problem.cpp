@@ -75,4 +75,26 @@ void set_strides(const ProblemShape& p, FwdParams* f) {
     fill(p.seqlen_q, &f->o_batch_stride, &f->o_row_stride, &f->o_head_stride);
 }
 
+FwdParams make_fwd_params(const ProblemShape& p, const void* q, const void* k, const void* v, void* o,
+                          void* workspace, std::size_t workspace_bytes) {
+    FwdParams prm{};
+    prm.q = q;
+    prm.k = k;
+    prm.v = v;
+    prm.o = o;
+    set_strides(p, &prm);
+    prm.batch = p.batch;
+    prm.heads = p.heads;
+    prm.seqlen_q = p.seqlen_q;
+    prm.seqlen_k = p.seqlen_k;
+    prm.head_dim = p.head_dim;
+    prm.scale = effective_scale(p);
+    prm.scale_log2 = prm.scale * 1.4426950408889634f;  // log2(e)
+    prm.causal = p.causal;
+    prm.dtype = p.dtype;
+    prm.workspace = workspace;
+    prm.workspace_bytes = workspace_bytes;
+    return prm;
+}
+
 }  // namespace fa

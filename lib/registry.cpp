@@ -48,6 +48,14 @@ std::string tile_str(const TileConfig& t) {
     return fmt::format("{}x{}x{}", t.m_block_size, t.n_block_size, t.num_threads);
 }
 
+// The rows of `kernel` built for (dtype, head_dim), whatever the device.
+std::vector<const KernelInstance*> instantiated_for(const KernelInfo& kernel, DType dtype, int head_dim) {
+    std::vector<const KernelInstance*> out;
+    for (const KernelInstance& inst : kernel.instances())
+        if (inst.dtype == dtype && (inst.head_dim == 0 || inst.head_dim == head_dim)) out.push_back(&inst);
+    return out;
+}
+
 // The example's can_implement rules for one tile configuration.
 std::string tile_rule_violation(const TileConfig& t) {
     if (t.m_block_size == 0) return {};
@@ -61,19 +69,17 @@ std::string tile_rule_violation(const TileConfig& t) {
 std::string check_support(const KernelInfo& kernel, const ProblemShape& p, const TileConfig* tile, int sm,
                           std::size_t smem_optin, const KernelInstance** chosen) {
     *chosen = nullptr;
-    if (sm != 0 && sm < kernel.min_sm)
-        return fmt::format("needs sm_{} or newer, device is sm_{}", kernel.min_sm, sm);
-    if (sm != 0 && kernel.arch_specific && sm != kernel.min_sm)
-        return fmt::format("built for sm_{}a, which runs on sm_{} only; device is sm_{}", kernel.min_sm, kernel.min_sm, sm);
+    if (!kernel_runs_on(kernel, sm)) {
+        if (sm < kernel.min_sm) return fmt::format("needs sm_{} or newer, device is sm_{}", kernel.min_sm, sm);
+        return fmt::format("built for sm_{}a, which runs on sm_{} only; device is sm_{}", kernel.min_sm, kernel.min_sm,
+                           sm);
+    }
     if (p.head_dim % 8 != 0) return "head_dim must be a multiple of 8 (16-byte rows)";
 
-    const auto& all = kernel.instances();
-    std::vector<const KernelInstance*> matching;  // same dtype and head_dim
-    for (const KernelInstance& inst : all)
-        if (inst.dtype == p.dtype && (inst.head_dim == 0 || inst.head_dim == p.head_dim)) matching.push_back(&inst);
+    const std::vector<const KernelInstance*> matching = instantiated_for(kernel, p.dtype, p.head_dim);
     if (matching.empty()) {
         std::vector<std::string> have;
-        for (const KernelInstance& inst : all) {
+        for (const KernelInstance& inst : kernel.instances()) {
             std::string s = fmt::format("{}/{}", dtype_name(inst.dtype), inst.head_dim);
             if (std::find(have.begin(), have.end(), s) == have.end()) have.push_back(s);
         }
@@ -82,6 +88,8 @@ std::string check_support(const KernelInfo& kernel, const ProblemShape& p, const
     }
 
     // Rows built for an architecture-specific target (sm_90a) other than the device's drop out.
+    // Rows over the shared-memory limit stay (unlike runnable_instances): a default tile that does
+    // not fit is reported as such, not silently replaced by another tile.
     std::vector<const KernelInstance*> runnable;
     for (const KernelInstance* inst : matching)
         if (instance_runs_on(*inst, sm)) runnable.push_back(inst);
@@ -113,6 +121,15 @@ std::string check_support(const KernelInfo& kernel, const ProblemShape& p, const
                            pick->smem_bytes, smem_optin);
     *chosen = pick;
     return {};
+}
+
+std::vector<const KernelInstance*> runnable_instances(const KernelInfo& kernel, DType dtype, int head_dim, int sm,
+                                                      std::size_t smem_optin) {
+    std::vector<const KernelInstance*> out;
+    if (!kernel_runs_on(kernel, sm)) return out;
+    for (const KernelInstance* inst : instantiated_for(kernel, dtype, head_dim))
+        if (instance_runs_on(*inst, sm) && (sm == 0 || inst->smem_bytes <= smem_optin)) out.push_back(inst);
+    return out;
 }
 
 }  // namespace fa

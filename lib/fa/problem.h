@@ -1,6 +1,7 @@
 // ProblemShape and the analytic metrics every row reports (FLOPs, compulsory bytes, intensity).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -46,5 +47,11 @@ inline double arithmetic_intensity(const ProblemShape& p) {
 
 // Element strides of q/k/v/o for the chosen layout, written into params (pointers untouched).
 void set_strides(const ProblemShape& p, FwdParams* params);
+
+// The FwdParams of problem `p` over device tensors q, k, v and o (contiguous in p.layout, of
+// p.dtype) and the kernel's workspace. The one place a ProblemShape becomes kernel arguments: the
+// runner and the tests launch through it, and a field FwdParams gains is filled here.
+FwdParams make_fwd_params(const ProblemShape& p, const void* q, const void* k, const void* v, void* o,
+                          void* workspace, std::size_t workspace_bytes);
 
 }  // namespace fa

@@ -28,11 +28,23 @@ struct KernelInfo {
 
 const std::vector<KernelInfo>& kernel_registry();
 
+// Whether `kernel`'s code can run on a device of compute capability `sm` (0: no device, assume
+// yes): sm_{min_sm} or newer, and exactly sm_{min_sm} when built for an architecture-specific target.
+inline bool kernel_runs_on(const KernelInfo& kernel, int sm) {
+    return sm == 0 || (sm >= kernel.min_sm && (!kernel.arch_specific || sm == kernel.min_sm));
+}
 // Whether `inst` can run on a device of compute capability `sm` (0: no device, assume yes).
 inline bool instance_runs_on(const KernelInstance& inst, int sm) {
     return sm == 0 || inst.only_sm == 0 || inst.only_sm == sm;
 }
 const KernelInfo* find_kernel(std::string_view slug);
+
+// What runs on this device: the rows of `kernel` instantiated for (dtype, head_dim) that a device
+// of compute capability `sm` with `smem_optin` bytes of opt-in shared memory per block can launch
+// (kernel_runs_on, instance_runs_on, shared memory within the limit), in registry order. sm = 0:
+// no device, every instantiated row.
+std::vector<const KernelInstance*> runnable_instances(const KernelInfo& kernel, DType dtype, int head_dim, int sm,
+                                                      std::size_t smem_optin);
 
 // Why `kernel` cannot run `problem` (empty string: it can). `tile` is the requested
 // configuration, or null to take the kernel's default. `sm` is the device's compute capability

@@ -66,3 +66,29 @@ TEST_CASE("softmax scale defaults to 1/sqrt(head_dim)", "[metrics]") {
     p.softmax_scale = 0.5f;
     CHECK(fa::effective_scale(p) == 0.5f);
 }
+
+TEST_CASE("make_fwd_params carries the problem, the layout's strides and the buffers", "[metrics]") {
+    ProblemShape p = shape(2, 3, 5, 7, 64, true, fa::DType::Float16);
+    p.layout = fa::Layout::BHSD;
+    float q = 0, k = 0, v = 0, o = 0, ws = 0;
+    const fa::FwdParams f = fa::make_fwd_params(p, &q, &k, &v, &o, &ws, 123);
+    CHECK(f.q == &q);
+    CHECK(f.k == &k);
+    CHECK(f.v == &v);
+    CHECK(f.o == &o);
+    CHECK(f.workspace == &ws);
+    CHECK(f.workspace_bytes == 123);
+    CHECK(f.batch == 2);
+    CHECK(f.heads == 3);
+    CHECK(f.seqlen_q == 5);
+    CHECK(f.seqlen_k == 7);
+    CHECK(f.head_dim == 64);
+    CHECK(f.causal);
+    CHECK(f.dtype == fa::DType::Float16);
+    CHECK(f.q_head_stride == 5 * 64);  // bhsd, as set_strides gives
+    CHECK(f.k_head_stride == 7 * 64);
+    CHECK(f.scale == Approx(0.125f));
+    CHECK(f.scale_log2 == Approx(0.125 * 1.4426950408889634));
+    p.softmax_scale = 0.5f;
+    CHECK(fa::make_fwd_params(p, &q, &k, &v, &o, nullptr, 0).scale == 0.5f);
+}

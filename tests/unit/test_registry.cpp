@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "fa/registry.h"
 
@@ -98,4 +100,61 @@ TEST_CASE("rows built for sm_90a are the default on sm_90 and skipped elsewhere"
     const fa::TileConfig portable{176, 32, 352};
     REQUIRE(fa::check_support(*ws, p, &portable, 90, 227 * 1024, &inst).empty());
     CHECK(inst->only_sm == 0);
+}
+
+TEST_CASE("runnable_instances: the rows a device can launch", "[registry]") {
+    const fa::KernelInfo* ws = fa::find_kernel("warp_specialized");
+    const fa::KernelInfo* wgmma = fa::find_kernel("wgmma_tma");
+    REQUIRE(ws != nullptr);
+    REQUIRE(wgmma != nullptr);
+    const std::size_t lots = 227 * 1024;
+    auto has_sm90a_row = [](const std::vector<const fa::KernelInstance*>& rows) {
+        for (const fa::KernelInstance* inst : rows)
+            if (inst->only_sm == 90) return true;
+        return false;
+    };
+
+    // sm_90 runs both builds of rung 4, in registry order (the sm_90a default first); sm_80 and
+    // sm_100 only the portable rows.
+    const auto on90 = fa::runnable_instances(*ws, fa::DType::BFloat16, 128, 90, lots);
+    REQUIRE_FALSE(on90.empty());
+    CHECK(on90.front()->only_sm == 90);
+    for (int sm : {80, 100}) {
+        INFO("sm_" << sm);
+        const auto rows = fa::runnable_instances(*ws, fa::DType::BFloat16, 128, sm, lots);
+        CHECK_FALSE(rows.empty());
+        CHECK_FALSE(has_sm90a_row(rows));
+    }
+    // The Hopper rungs run on sm_90 only; nothing runs below a kernel's minimum SM.
+    CHECK_FALSE(fa::runnable_instances(*wgmma, fa::DType::BFloat16, 128, 90, lots).empty());
+    CHECK(fa::runnable_instances(*wgmma, fa::DType::BFloat16, 128, 100, lots).empty());
+    CHECK(fa::runnable_instances(*ws, fa::DType::BFloat16, 128, 75, lots).empty());
+    // A row over the device's shared memory drops out; with no device (sm 0) every row is listed.
+    const std::size_t first_smem = on90.front()->smem_bytes;
+    for (const fa::KernelInstance* inst : fa::runnable_instances(*ws, fa::DType::BFloat16, 128, 90, first_smem - 1))
+        CHECK(inst->smem_bytes < first_smem);
+    std::size_t instantiated = 0;
+    for (const fa::KernelInstance& inst : ws->instances())
+        if (inst.dtype == fa::DType::BFloat16 && inst.head_dim == 128) ++instantiated;
+    CHECK(fa::runnable_instances(*ws, fa::DType::BFloat16, 128, 0, 0).size() == instantiated);
+}
+
+TEST_CASE("what check_support picks is a row runnable_instances lists", "[registry]") {
+    const std::size_t lots = 227 * 1024;
+    for (const fa::KernelInfo& k : fa::kernel_registry())
+        for (int sm : {80, 90, 100})
+            for (const fa::KernelInstance& row : k.instances()) {
+                INFO(k.slug << " sm_" << sm << " " << fa::dtype_name(row.dtype) << " head_dim " << row.head_dim);
+                fa::ProblemShape p;
+                p.dtype = row.dtype;
+                p.head_dim = row.head_dim ? row.head_dim : 64;
+                const auto runnable = fa::runnable_instances(k, p.dtype, p.head_dim, sm, lots);
+                const fa::KernelInstance* inst = nullptr;
+                if (fa::check_support(k, p, nullptr, sm, lots, &inst).empty()) {
+                    REQUIRE(inst != nullptr);
+                    CHECK(std::find(runnable.begin(), runnable.end(), inst) != runnable.end());
+                } else {
+                    CHECK(runnable.empty());
+                }
+            }
 }

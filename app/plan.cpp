@@ -1,0 +1,88 @@
+#include "plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace fa {
+namespace {
+
+std::vector<ProblemShape> expand_problems(const Options& o) {
+    std::vector<ProblemShape> out;
+    for (DType t : o.dtypes)
+        for (int b : o.batch_size)
+            for (int h : o.num_head)
+                for (int d : o.head_dim)
+                    for (int sq : o.seqlen_q)
+                        for (int sk : o.seqlen_k)
+                            for (int c : o.causal) {
+                                ProblemShape p;
+                                p.dtype = t;
+                                p.batch = b;
+                                p.heads = h;
+                                p.head_dim = d;
+                                p.seqlen_q = sq;
+                                p.seqlen_k = sk;
+                                p.causal = c != 0;
+                                p.layout = o.layout;
+                                p.softmax_scale = o.softmax_scale;
+                                out.push_back(p);
+                            }
+    return out;
+}
+
+std::vector<TileConfig> expand_tiles(const Options& o) {
+    std::vector<TileConfig> out;
+    for (int m : o.m_block_size)
+        for (int n : o.n_block_size)
+            for (int t : o.num_threads) out.push_back({m, n, t});
+    return out;
+}
+
+std::vector<const KernelInfo*> selected_kernels(const Options& o) {
+    std::vector<const KernelInfo*> out;
+    const bool all = o.kernels.empty() || std::find(o.kernels.begin(), o.kernels.end(), "all") != o.kernels.end();
+    for (const KernelInfo& k : kernel_registry())
+        if (all || std::find(o.kernels.begin(), o.kernels.end(), k.slug) != o.kernels.end()) out.push_back(&k);
+    return out;
+}
+
+}  // namespace
+
+Sweep expand_sweep(const Options& o) { return {expand_problems(o), expand_tiles(o), selected_kernels(o)}; }
+
+std::string shape_tag(const ProblemShape& p) {
+    return fmt::format("{} b{} h{} sq{} sk{} d{} c{}", dtype_name(p.dtype), p.batch, p.heads, p.seqlen_q, p.seqlen_k,
+                       p.head_dim, p.causal ? 1 : 0);
+}
+
+std::vector<Job> plan_jobs(const ProblemShape& p, const Sweep& sweep, const DeviceInfo& dev, bool with_reference) {
+    std::vector<Job> jobs;
+    const std::size_t io = static_cast<std::size_t>(compulsory_bytes(p));
+    const std::size_t ref =
+        with_reference ? static_cast<std::size_t>(p.batch) * p.heads * p.seqlen_q * p.head_dim * 4 : 0;
+    const std::size_t reserve = 256u << 20;  // CUDA context, cuBLAS workspace, L2 flush buffer
+    std::vector<const TileConfig*> tile_choices;
+    for (const TileConfig& t : sweep.tiles) tile_choices.push_back(&t);
+    if (tile_choices.empty()) tile_choices.push_back(nullptr);
+    for (const KernelInfo* k : sweep.kernels) {
+        for (const TileConfig* t : tile_choices) {
+            Job j;
+            j.kernel = k;
+            j.reason = check_support(*k, p, t, dev.sm, dev.smem_optin, &j.inst);
+            if (j.inst && k->workspace_bytes) j.workspace = k->workspace_bytes(p);
+            if (j.inst && io + ref + j.workspace + reserve > dev.free_bytes) {
+                j.reason = fmt::format("needs {:.1f} GB of device memory ({:.1f} GB workspace), {:.1f} GB free",
+                                       (io + ref + j.workspace + reserve) / 1e9, j.workspace / 1e9,
+                                       dev.free_bytes / 1e9);
+                j.inst = nullptr;
+            }
+            // A non-tiled kernel runs once for the whole tile sweep, not once per tile.
+            if (j.inst && j.inst->tile.m_block_size == 0 && t != tile_choices.front()) continue;
+            jobs.push_back(j);
+        }
+    }
+    return jobs;
+}
+
+}  // namespace fa

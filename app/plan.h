@@ -1,0 +1,37 @@
+// Planning the sweep: the problems, tiles and kernels the flags ask for, and per (kernel,
+// problem) the Job that says which instance runs it, or why none can (README: Sweeps).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "device.h"
+#include "fa/registry.h"
+#include "options.h"
+
+namespace fa {
+
+struct Sweep {
+    std::vector<ProblemShape> problems;      // dtype x batch x heads x head_dim x seqlen_q x seqlen_k x causal
+    std::vector<TileConfig> tiles;           // empty: each kernel's tuned tile
+    std::vector<const KernelInfo*> kernels;  // --kernel, in registry order
+};
+Sweep expand_sweep(const Options& o);
+
+// The problem in NVTX range names and skip reasons: "BFloat16 b4 h16 sq8192 sk8192 d128 c0".
+std::string shape_tag(const ProblemShape& p);
+
+struct Job {
+    const KernelInfo* kernel = nullptr;
+    const KernelInstance* inst = nullptr;  // null: cannot run, see reason
+    std::string reason;
+    std::size_t workspace = 0;  // scratch bytes the instance needs for this problem
+};
+
+// One Job per (kernel, tile) of the sweep for problem `p` on `dev`; a kernel without tiles gets
+// one Job for the whole tile sweep. `with_reference`: the FP32 reference output will be
+// allocated too, so it counts against the device's free memory.
+std::vector<Job> plan_jobs(const ProblemShape& p, const Sweep& sweep, const DeviceInfo& dev, bool with_reference);
+
+}  // namespace fa

@@ -1,0 +1,25 @@
+// The columns of a result row that are computed, not measured: the problem's (FLOPs, compulsory
+// bytes, intensity) and how it is run, the tile's resources on this device, and the napkin model's
+// bound. --explain prints only these; a timed row adds its times first.
+#pragma once
+
+#include "device.h"
+#include "fa/kernel_api.h"
+#include "fa/model.h"
+#include "options.h"
+#include "report.h"
+
+namespace fa {
+
+// A row for problem `p` with provenance and the measurement flags; kernel, check and times empty.
+ResultRow base_row(const Options& o, const Provenance& prov, const ProblemShape& p);
+
+// Shared memory, registers, CTAs per SM and waves of `inst` on `dev` (registers and occupancy from
+// the CUDA runtime, left empty when it cannot tell).
+void fill_resources(const DeviceInfo& dev, const ProblemShape& p, const KernelInstance& inst, ResultRow* r);
+
+// The napkin model for a tile of `m_block` query rows (0: untiled) with the peaks of `dev`
+// (`cal` when calibrated); pct_of_bound too when the row is already timed. Nothing without a GPU.
+void fill_model(const DeviceInfo& dev, const Calibration* cal, const ProblemShape& p, int m_block, ResultRow* r);
+
+}  // namespace fa

@@ -1,0 +1,74 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "fa/registry.h"
+#include "plan.h"
+
+namespace {
+
+// An H100 as the device query reports it, without needing one.
+fa::DeviceInfo h100(std::size_t free_bytes = 80ull << 30) {
+    fa::DeviceInfo d;
+    d.present = true;
+    d.sm = 90;
+    d.sm_count = 132;
+    d.smem_optin = 227 * 1024;
+    d.free_bytes = free_bytes;
+    return d;
+}
+
+}  // namespace
+
+TEST_CASE("expand_sweep: the cartesian product of the flags, kernels in registry order", "[plan]") {
+    fa::Options o;
+    o.dtypes = {fa::DType::BFloat16, fa::DType::Float16};
+    o.head_dim = {64, 128};
+    o.causal = {0, 1};
+    o.kernels = {"mma", "naive"};
+    const fa::Sweep s = fa::expand_sweep(o);
+    REQUIRE(s.problems.size() == 8);
+    CHECK(s.problems.front().dtype == fa::DType::BFloat16);  // dtype is the outermost axis
+    CHECK(s.problems.back().dtype == fa::DType::Float16);
+    CHECK(s.problems[1].causal);  // causal the innermost
+    CHECK(s.tiles.empty());
+    REQUIRE(s.kernels.size() == 2);
+    CHECK(std::string(s.kernels[0]->slug) == "naive");
+    CHECK(std::string(s.kernels[1]->slug) == "mma");
+
+    o.kernels = {};
+    CHECK(fa::expand_sweep(o).kernels.size() == fa::kernel_registry().size());
+    o.m_block_size = {64, 128};
+    o.n_block_size = {64};
+    o.num_threads = {128};
+    CHECK(fa::expand_sweep(o).tiles.size() == 2);
+}
+
+TEST_CASE("plan_jobs: one job per kernel and tile, untiled kernels once, memory checked", "[plan]") {
+    fa::Options o;
+    o.kernels = {"naive", "mma"};
+    fa::Sweep s = fa::expand_sweep(o);
+    const fa::ProblemShape& p = s.problems.front();
+
+    std::vector<fa::Job> jobs = fa::plan_jobs(p, s, h100(), true);
+    REQUIRE(jobs.size() == 2);
+    for (const fa::Job& j : jobs) {
+        INFO(j.kernel->slug << ": " << j.reason);
+        CHECK(j.inst != nullptr);
+    }
+    CHECK(jobs[0].workspace > 0);  // naive materializes S and P
+
+    // Two tiles: mma gets a job per tile (runnable or not), naive still one.
+    s.tiles = {{128, 64, 128}, {64, 64, 128}};
+    jobs = fa::plan_jobs(p, s, h100(), true);
+    CHECK(jobs.size() == 3);
+
+    // Too little free memory: the job says how much it needs instead of running.
+    s.tiles.clear();
+    jobs = fa::plan_jobs(p, s, h100(512ull << 20), true);
+    for (const fa::Job& j : jobs) {
+        INFO(j.kernel->slug);
+        CHECK(j.inst == nullptr);
+        CHECK(j.reason.find("GB of device memory") != std::string::npos);
+    }
+}
