@@ -22,12 +22,13 @@
 #include "fa/registry.h"
 #include "npy.h"
 #include "report.h"
+#include "schema.h"
 
 namespace fa {
 namespace {
 
 struct NvtxDomain {
-    static constexpr const char* name{"fa-bench"};
+    static constexpr const char* name{kNvtxDomain};
 };
 using NvtxRange = nvtx3::scoped_range_in<NvtxDomain>;
 
@@ -90,10 +91,7 @@ std::vector<const KernelInfo*> selected_kernels(const Options& o) {
     return out;
 }
 
-std::string shape_tag(const ProblemShape& p) {
-    return fmt::format("{} b{} h{} sq{} sk{} d{} c{}", dtype_name(p.dtype), p.batch, p.heads, p.seqlen_q, p.seqlen_k,
-                       p.head_dim, p.causal ? 1 : 0);
-}
+std::string shape_tag(const ProblemShape& p) { return nvtx_problem_tag(p); }
 
 ResultRow base_row(const Options& o, const Provenance& prov, const ProblemShape& p) {
     ResultRow r;
