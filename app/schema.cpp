@@ -105,7 +105,8 @@ class JsonWriter {
 void write_kernels(JsonWriter& j) {
     std::vector<const KernelInfo*> kernels;
     for (const KernelInfo& k : kernel_registry()) kernels.push_back(&k);
-    std::stable_sort(kernels.begin(), kernels.end(), [](const KernelInfo* a, const KernelInfo* b) { return a->rung < b->rung; });
+    std::stable_sort(kernels.begin(), kernels.end(),
+                     [](const KernelInfo* a, const KernelInfo* b) { return a->rung < b->rung; });
     j.key("kernels").begin_array();
     for (const KernelInfo* k : kernels) {
         j.begin_object();
@@ -134,7 +135,8 @@ std::string schema_json() {
     j.field("schema_version", kSchemaVersion).field("fa_bench_commit", FA_GIT_COMMIT);
 
     j.key("csv_columns").begin_array();
-    for (const CsvColumn& c : csv_column_table()) j.begin_object(true).field("name", c.name).field("meaning", c.meaning).end_object();
+    for (const CsvColumn& c : csv_column_table())
+        j.begin_object(true).field("name", c.name).field("meaning", c.meaning).end_object();
     j.end_array();
 
     write_kernels(j);

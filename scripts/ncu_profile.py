@@ -13,10 +13,10 @@ What it runs (the problem and tile flags are passed to fa-bench verbatim, so fa-
      --profile launches each kernel once per problem inside an NVTX range of fa-bench's domain;
      the domain and the range-name format ("<kernel> <dtype> b<B> h<H> sq<Sq> sk<Sk> d<D> c<0|1>"
      today) come from `fa-bench --schema`, so the filter and the parser follow fa-bench. The
-     include filter drops everything outside those ranges (the input generator normal_kernel). --log-file keeps ncu's report apart
-     from fa-bench's own stdout. The report is saved next to --out as <out stem>.raw.csv, after
-     three "# ncu_profile.py: key=value" lines (ncu version, clock control, command) that
-     --from-ncu-csv reads back.
+     include filter drops everything outside those ranges (the input generator normal_kernel).
+     --log-file keeps ncu's report apart from fa-bench's own stdout. The report is saved next to
+     --out as <out stem>.raw.csv, after three "# ncu_profile.py: key=value" lines (ncu version,
+     clock control, command) that --from-ncu-csv reads back.
 
 Reading ncu's CSV: lines before the header row (the first line starting with "ID") are ncu's
 "==PROF==" banner and are skipped; the row after the header is the units row when its ID cell is

@@ -17,10 +17,10 @@ compulsory_bytes and arithmetic_intensity are fa-bench's own analytic rows for t
 so TFLOP/s compare with the kernels' rows exactly. The binary is therefore needed: --fa-bench PATH,
 else $FA_BENCH, else build/fa-bench. Check tolerances are fa-bench's too (--check).
 
-Examples:
-    build/venv/bin/python scripts/peers.py --grid fa2 --backends fa2,cudnn --csv runs.csv --check
-    build/venv/bin/python scripts/peers.py --batch_size 4 --seqlen_q 8192 --seqlen_k 8192 --num_head 16 \\
-        --head_dim 128 --causal 0,1 --backends fa4,cute --cute-example ~/cutlass
+Examples (on a GPU machine, with a Python that has PyTorch):
+    python3 scripts/peers.py --grid fa2 --backends fa2,cudnn --csv runs.csv --check
+    python3 scripts/peers.py --batch_size 4 --seqlen_q 8192 --seqlen_k 8192 --num_head 16 --head_dim 128 \\
+        --causal 0,1 --backends fa4,cute --cute-example ~/cutlass
 
 torch and the peers' packages are imported only when measuring, so the helpers (problem lists,
 rows, CSV) import and test without them.

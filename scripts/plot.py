@@ -183,8 +183,8 @@ def kernel_styles(kernels: Sequence[str], order: KernelOrder) -> dict[str, Style
         if order.is_peer(kernel):
             j = peers_seen
             peers_seen += 1
-            styles[kernel] = Style(color, PEER_LINESTYLES[j % len(PEER_LINESTYLES)], PEER_MARKERS[j % len(PEER_MARKERS)],
-                                   PEER_HATCHES[j % len(PEER_HATCHES)], True)
+            styles[kernel] = Style(color, PEER_LINESTYLES[j % len(PEER_LINESTYLES)],
+                                   PEER_MARKERS[j % len(PEER_MARKERS)], PEER_HATCHES[j % len(PEER_HATCHES)], True)
         else:
             styles[kernel] = Style(color)
     return styles

@@ -104,4 +104,5 @@ if ((${#failed[@]} > 0)); then
     printf 'sweep.sh: failed: %s\n' "${failed[@]}" >&2
     exit 1
 fi
-echo "sweep.sh: charts: build/venv/bin/python scripts/plot.py $csv --out $out_dir/plots --schema-json $out_dir/schema.json"
+echo "sweep.sh: charts: build/venv/bin/python scripts/plot.py $csv --out $out_dir/plots" \
+    "--schema-json $out_dir/schema.json"
