@@ -4,10 +4,12 @@
 
 #include <nvtx3/nvtx3.hpp>
 
+#include "schema.h"
+
 namespace fa {
 
 struct NvtxDomain {
-    static constexpr const char* name{"fa-bench"};
+    static constexpr const char* name{kNvtxDomain};
 };
 using NvtxRange = nvtx3::scoped_range_in<NvtxDomain>;
 

@@ -100,6 +100,8 @@ int parse_options(int argc, const char* const* argv, Options* o, std::string* me
 
     app.add_option("--kernel", o->kernels, "Kernels to run: NAME[,NAME...] or all (default all)")->delimiter(',');
     app.add_flag("--list", o->list, "List kernels with what they support, then exit");
+    app.add_flag("--schema", o->schema,
+                 "Print CSV columns, kernels, dtypes, tolerances and NVTX names as JSON, then exit (no GPU)");
     app.add_flag("--profile", o->profile,
                  "Launch each selected kernel exactly once (no warm-up, no reference), for ncu/nsys");
     app.add_flag("--explain", o->explain, "Print the model and tile configuration table, time nothing");
@@ -143,9 +145,9 @@ int parse_options(int argc, const char* const* argv, Options* o, std::string* me
     if (is_causal) o->causal = {1};
     if (!causal_list.empty()) o->causal = causal_list;
     if (o->tile_given()) {  // a partly given tile takes the example's defaults for the rest
-        if (o->m_block_size.empty()) o->m_block_size = {128};
-        if (o->n_block_size.empty()) o->n_block_size = {64};
-        if (o->num_threads.empty()) o->num_threads = {128};
+        if (o->m_block_size.empty()) o->m_block_size = {kExampleTile.m_block_size};
+        if (o->n_block_size.empty()) o->n_block_size = {kExampleTile.n_block_size};
+        if (o->num_threads.empty()) o->num_threads = {kExampleTile.num_threads};
     }
     if (std::string e = validate(*o); !e.empty()) {
         *message = "fa-bench: " + e;

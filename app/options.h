@@ -11,6 +11,12 @@
 
 namespace fa {
 
+// The CuTe DSL example's tile: what the tile flags left out take when any tile flag is given.
+struct ExampleTile {
+    int m_block_size, n_block_size, num_threads;
+};
+inline constexpr ExampleTile kExampleTile{128, 64, 128};
+
 struct Options {
     // --- the example's flags ---
     std::vector<DType> dtypes{DType::BFloat16};
@@ -32,6 +38,7 @@ struct Options {
     // --- benchmarking-tool flags ---
     std::vector<std::string> kernels;  // empty or "all": every registered kernel
     bool list = false;
+    bool schema = false;  // print the --schema JSON (columns, kernels, tolerances, NVTX names), exit
     bool profile = false;
     bool explain = false;
     bool calibrate = false;   // measure the GEMM and copy ceilings, cache them in peaks_file, exit

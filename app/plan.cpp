@@ -1,5 +1,7 @@
 #include "plan.h"
 
+#include "schema.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -51,10 +53,7 @@ std::vector<const KernelInfo*> selected_kernels(const Options& o) {
 
 Sweep expand_sweep(const Options& o) { return {expand_problems(o), expand_tiles(o), selected_kernels(o)}; }
 
-std::string shape_tag(const ProblemShape& p) {
-    return fmt::format("{} b{} h{} sq{} sk{} d{} c{}", dtype_name(p.dtype), p.batch, p.heads, p.seqlen_q, p.seqlen_k,
-                       p.head_dim, p.causal ? 1 : 0);
-}
+std::string shape_tag(const ProblemShape& p) { return nvtx_problem_tag(p); }
 
 std::vector<Job> plan_jobs(const ProblemShape& p, const Sweep& sweep, const DeviceInfo& dev, bool with_reference) {
     std::vector<Job> jobs;

@@ -6,18 +6,6 @@
 
 namespace fa {
 
-const std::vector<std::string>& csv_columns() {
-    static const std::vector<std::string> kColumns = {
-        "timestamp", "git_commit", "gpu", "sm_count", "sm_clock_mhz", "driver_version", "cuda_runtime", "kernel",
-        "dtype", "layout", "batch_size", "seqlen_q", "seqlen_k", "num_head", "head_dim", "is_causal",
-        "softmax_scale", "m_block_size", "n_block_size", "num_threads", "warmup_iterations", "iterations",
-        "use_cold_l2", "seed", "flops", "compulsory_bytes", "arithmetic_intensity", "time_ms_median",
-        "time_ms_min", "time_ms_max", "noise_pct", "tflops", "bandwidth_gbs", "check", "max_abs_err",
-        "rel_l2_err", "model_bytes", "bound_ms", "pct_of_bound", "bound_term", "peak_source", "peak_tflops", "peak_gbs", "smem_per_cta",
-        "regs_per_thread", "ctas_per_sm", "waves", "note"};
-    return kColumns;
-}
-
 std::string csv_quote(const std::string& f) {
     if (f.find_first_of(",\"\r\n") == std::string::npos) return f;
     std::string q = "\"";
@@ -33,26 +21,102 @@ std::string num(double v, bool present) { return present ? fmt::format("{:.6g}",
 std::string count(int v) { return v > 0 ? std::to_string(v) : std::string(); }
 }  // namespace
 
+const std::vector<CsvColumn>& csv_column_table() {
+    using R = const ResultRow&;
+    static const std::vector<CsvColumn> kColumns = {
+        {"timestamp", "UTC time the row was written (ISO 8601)", [](R r) { return r.prov.timestamp; }},
+        {"git_commit", "commit fa-bench was built from (-dirty: with uncommitted changes)",
+         [](R r) { return r.prov.git_commit; }},
+        {"gpu", "device name (none without a GPU)", [](R r) { return r.prov.gpu; }},
+        {"sm_count", "streaming multiprocessors of the device", [](R r) { return std::to_string(r.prov.sm_count); }},
+        {"sm_clock_mhz", "maximum SM clock the device reports, MHz",
+         [](R r) { return std::to_string(r.prov.sm_clock_mhz); }},
+        {"driver_version", "NVIDIA driver (NVML), else the CUDA driver API version",
+         [](R r) { return r.prov.driver_version; }},
+        {"cuda_runtime", "CUDA runtime version", [](R r) { return r.prov.cuda_runtime; }},
+        {"kernel", "registry slug of the kernel (a peer's name on peers.py rows; (analytic) without a GPU)",
+         [](R r) { return r.kernel; }},
+        {"dtype", "element type of Q, K, V and O: Float16, BFloat16 or Float32", [](R r) { return r.dtype; }},
+        {"layout", "tensor layout: bshd (batch, seqlen, heads, head_dim) or bhsd", [](R r) { return r.layout; }},
+        {"batch_size", "B", [](R r) { return std::to_string(r.batch_size); }},
+        {"seqlen_q", "Sq, query rows per sequence", [](R r) { return std::to_string(r.seqlen_q); }},
+        {"seqlen_k", "Sk, key/value rows per sequence", [](R r) { return std::to_string(r.seqlen_k); }},
+        {"num_head", "H", [](R r) { return std::to_string(r.num_head); }},
+        {"head_dim", "D", [](R r) { return std::to_string(r.head_dim); }},
+        {"is_causal", "1: causal mask, top-left aligned (query i sees key j iff j <= i)",
+         [](R r) { return std::to_string(r.is_causal); }},
+        {"softmax_scale", "the scale of Q.K^T that ran (1/sqrt(D) unless --softmax_scale)",
+         [](R r) { return fmt::format("{:.8g}", r.softmax_scale); }},
+        {"m_block_size", "query rows per CTA of the tile that ran (empty: untiled kernel)",
+         [](R r) { return count(r.m_block_size); }},
+        {"n_block_size", "key rows per main-loop iteration of the tile that ran",
+         [](R r) { return count(r.n_block_size); }},
+        {"num_threads", "threads per CTA of the tile (consumer threads on the warp-specialized rungs)",
+         [](R r) { return count(r.num_threads); }},
+        {"warmup_iterations", "untimed launches before timing",
+         [](R r) { return std::to_string(r.warmup_iterations); }},
+        {"iterations", "timed launches, each between its own pair of CUDA events",
+         [](R r) { return std::to_string(r.iterations); }},
+        {"use_cold_l2", "1: L2 overwritten before every timed launch",
+         [](R r) { return std::to_string(r.use_cold_l2); }},
+        {"seed", "seed of the input generator", [](R r) { return std::to_string(r.seed); }},
+        {"flops", "4*B*H*D*U, U = unmasked scores (Sq*Sk, or the causal triangle); softmax not counted",
+         [](R r) { return fmt::format("{:.0f}", r.flops); }},
+        {"compulsory_bytes", "(2*Sq + 2*Sk)*B*H*D*sizeof(dtype): Q, K, V read once, O written once",
+         [](R r) { return fmt::format("{:.0f}", r.compulsory_bytes); }},
+        {"arithmetic_intensity", "flops / compulsory_bytes, FLOP per byte",
+         [](R r) { return fmt::format("{:.6g}", r.arithmetic_intensity); }},
+        {"time_ms_median", "median per-launch time, ms", [](R r) { return num(r.time_ms_median, r.timed); }},
+        {"time_ms_min", "fastest launch, ms", [](R r) { return num(r.time_ms_min, r.timed); }},
+        {"time_ms_max", "slowest launch, ms", [](R r) { return num(r.time_ms_max, r.timed); }},
+        {"noise_pct", "standard deviation / mean of the per-launch times, %",
+         [](R r) { return num(r.noise_pct, r.timed); }},
+        {"tflops", "flops / median time, TFLOP/s", [](R r) { return num(r.tflops, r.timed); }},
+        {"bandwidth_gbs", "compulsory_bytes / median time, GB/s", [](R r) { return num(r.bandwidth_gbs, r.timed); }},
+        {"check",
+         "PASS/FAIL against the FP32 reference, SKIPPED (--skip_ref_check), UNSUPPORTED (did not run, note says "
+         "why), n/a (--profile, --explain, no GPU)",
+         [](R r) { return r.check; }},
+        {"max_abs_err", "max |o - ref| (empty: not checked)", [](R r) { return num(r.max_abs_err, r.checked); }},
+        {"rel_l2_err", "||o - ref||_2 / ||ref||_2 (empty: not checked)",
+         [](R r) { return num(r.rel_l2_err, r.checked); }},
+        {"model_bytes", "napkin-model DRAM bytes of the tile that ran, no L2 reuse (seed 003)",
+         [](R r) { return num(r.model_bytes, r.modeled); }},
+        {"bound_ms", "max(flops / peak_tflops, model_bytes / peak_gbs, exponentials / SFU rate), ms",
+         [](R r) { return num(r.bound_ms, r.modeled); }},
+        {"pct_of_bound", "bound_ms / median time, % (100: at the bound)",
+         [](R r) { return num(r.pct_of_bound, r.modeled && r.timed); }},
+        {"bound_term", "the largest term of the bound", [](R r) { return r.bound_term; }},
+        {"peak_source", "where the peaks came from: calibrated:<when>, table:<gpu> or derived",
+         [](R r) { return r.peak_source; }},
+        {"peak_tflops", "matmul ceiling the bound used, TFLOP/s", [](R r) { return num(r.peak_tflops, r.modeled); }},
+        {"peak_gbs", "DRAM ceiling the bound used, GB/s", [](R r) { return num(r.peak_gbs, r.modeled); }},
+        {"smem_per_cta", "dynamic shared memory per CTA, bytes", [](R r) { return count(r.smem_per_cta); }},
+        {"regs_per_thread", "registers per thread (cudaFuncGetAttributes)",
+         [](R r) { return count(r.regs_per_thread); }},
+        {"ctas_per_sm", "resident CTAs per SM (occupancy API)", [](R r) { return count(r.ctas_per_sm); }},
+        {"waves", "grid CTAs / (CTAs per SM * SMs)", [](R r) { return num(r.waves, r.waves > 0); }},
+        {"note", "why a row was skipped or failed", [](R r) { return r.note; }},
+    };
+    return kColumns;
+}
+
+const std::vector<std::string>& csv_columns() {
+    static const std::vector<std::string> kNames = [] {
+        std::vector<std::string> names;
+        for (const CsvColumn& c : csv_column_table()) names.push_back(c.name);
+        return names;
+    }();
+    return kNames;
+}
+
 std::string csv_line(const ResultRow& r) {
-    const std::vector<std::string> cells = {
-        r.prov.timestamp, r.prov.git_commit, r.prov.gpu, std::to_string(r.prov.sm_count),
-        std::to_string(r.prov.sm_clock_mhz), r.prov.driver_version, r.prov.cuda_runtime, r.kernel, r.dtype,
-        r.layout, std::to_string(r.batch_size), std::to_string(r.seqlen_q), std::to_string(r.seqlen_k),
-        std::to_string(r.num_head), std::to_string(r.head_dim), std::to_string(r.is_causal),
-        fmt::format("{:.8g}", r.softmax_scale), count(r.m_block_size), count(r.n_block_size),
-        count(r.num_threads), std::to_string(r.warmup_iterations), std::to_string(r.iterations),
-        std::to_string(r.use_cold_l2), std::to_string(r.seed), fmt::format("{:.0f}", r.flops),
-        fmt::format("{:.0f}", r.compulsory_bytes), fmt::format("{:.6g}", r.arithmetic_intensity),
-        num(r.time_ms_median, r.timed), num(r.time_ms_min, r.timed), num(r.time_ms_max, r.timed),
-        num(r.noise_pct, r.timed), num(r.tflops, r.timed), num(r.bandwidth_gbs, r.timed), r.check,
-        num(r.max_abs_err, r.checked), num(r.rel_l2_err, r.checked), num(r.model_bytes, r.modeled),
-        num(r.bound_ms, r.modeled), num(r.pct_of_bound, r.modeled && r.timed), r.bound_term, r.peak_source,
-        num(r.peak_tflops, r.modeled), num(r.peak_gbs, r.modeled),
-        count(r.smem_per_cta), count(r.regs_per_thread), count(r.ctas_per_sm), num(r.waves, r.waves > 0), r.note};
     std::string line;
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-        if (i) line += ',';
-        line += csv_quote(cells[i]);
+    bool first = true;
+    for (const CsvColumn& c : csv_column_table()) {
+        if (!first) line += ',';
+        first = false;
+        line += csv_quote(c.cell(r));
     }
     return line;
 }

@@ -43,7 +43,16 @@ struct ResultRow {
     std::string note;
 };
 
-const std::vector<std::string>& csv_columns();
+// One CSV column: its name, one line saying what it holds (README's table and --schema print it)
+// and how a row fills the cell. The writer, the header and the meanings all come from this one
+// table, so none of them can drift from the others.
+struct CsvColumn {
+    const char* name;
+    const char* meaning;
+    std::string (*cell)(const ResultRow&);
+};
+const std::vector<CsvColumn>& csv_column_table();
+const std::vector<std::string>& csv_columns();  // the names of csv_column_table(), in order
 std::string csv_quote(const std::string& field);  // RFC 4180: quote if , " CR or LF; double the quotes
 std::string csv_line(const ResultRow& row);
 

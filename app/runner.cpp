@@ -84,7 +84,7 @@ class Runner {
         if (any && !o_.explain) {
             tensors = std::make_unique<ProblemTensors>(p, workspace, o_.seed, checks_outputs(), stream_);
             if (checks_outputs()) {
-                NvtxRange range{fmt::format("reference {}", shape_tag(p))};
+                NvtxRange range{kNvtxReferencePrefix + shape_tag(p)};
                 tensors->compute_reference(stream_);
             }
             if (!o_.save_tensors.empty()) tensors->save_inputs(o_.save_tensors, o_.seed, prov_.git_commit, stream_);
@@ -137,7 +137,7 @@ class Runner {
         }
         if (checks_outputs()) {
             tensors.poison_output(stream_);
-            launch_once(launch, stream_, label + " check");
+            launch_once(launch, stream_, label + kNvtxCheckSuffix);
             const CheckResult c = tensors.check_output();
             r->checked = true;
             r->max_abs_err = c.max_abs_err;

@@ -30,7 +30,7 @@ void launch_once(const Launch& launch, cudaStream_t stream, const std::string& r
 
 Timing time_launches(const Launch& launch, const TimingPolicy& policy, cudaStream_t stream, const std::string& label) {
     {
-        NvtxRange nvtx{label + " warmup"};
+        NvtxRange nvtx{label + kNvtxWarmupSuffix};
         for (int i = 0; i < policy.warmup_iterations; ++i) cuda_check(launch(stream), "launch");
     }
     const int n = policy.iterations;
@@ -40,7 +40,7 @@ Timing time_launches(const Launch& launch, const TimingPolicy& policy, cudaStrea
         cuda_check(cudaEventCreate(&stop[i]), "cudaEventCreate");
     }
     {
-        NvtxRange nvtx{label + " timed"};
+        NvtxRange nvtx{label + kNvtxTimedSuffix};
         const DeviceBuffer* flush = policy.l2_flush;
         for (int i = 0; i < n; ++i) {
             if (flush) cuda_check(cudaMemsetAsync(flush->ptr, i & 1, flush->bytes, stream), "L2 flush");

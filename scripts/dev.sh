@@ -52,6 +52,13 @@ configure_and_build() {
 }
 
 case "$mode" in
+    -h|--help)
+        echo "usage: scripts/dev.sh run [fa-bench flags...] | scripts/dev.sh test"
+        echo "  run   install what is missing (apt), build, run fa-bench (flags go to it)"
+        echo "  test  install what is missing, build, make build/venv (scripts/requirements.txt), run CTest"
+        echo "  BUILD_DIR (default build) and CMAKE_CUDA_ARCHITECTURES (default 80) may be set"
+        exit 0
+        ;;
     run)
         install_missing
         configure_and_build

@@ -2,16 +2,29 @@
 # One call on a GPU machine does what a kernel change needs: the GPU tests, compute-sanitizer on the
 # chosen kernels, the ladder sweep with the peers, and the Nsight Compute table. Everything lands
 # in OUT_DIR; the last lines printed are the summary.
-#
-#   scripts/gpu_session.sh BIN_DIR OUT_DIR [SANITIZE_KERNELS]
-#     BIN_DIR           folder holding fa-bench and fa_gpu_tests (a build for the GPU's arch)
-#     OUT_DIR           logs, ladder.csv, ncu.csv
-#     SANITIZE_KERNELS  comma list for scripts/sanitize.sh (default all; "none" skips it)
+usage() {
+    cat <<'USAGE'
+usage: scripts/gpu_session.sh BIN_DIR OUT_DIR [SANITIZE_KERNELS]
+  BIN_DIR           folder holding fa-bench and fa_gpu_tests (a build for the GPU's arch)
+  OUT_DIR           logs, ladder.csv, schema.json, ncu.csv
+  SANITIZE_KERNELS  comma list for scripts/sanitize.sh (default all; "none" skips it)
+Environment: PEERS, FA_CUTE_EXAMPLE, PEERS_ARGS and PYTHON go to scripts/sweep.sh (see its --help);
+PYTHON also runs scripts/ncu_profile.py (default python3).
+USAGE
+}
 set -uo pipefail
+case "${1:-}" in
+    -h|--help) usage; exit 0 ;;
+esac
+if (($# < 2)); then
+    usage >&2
+    exit 2
+fi
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="$1"
 out="$2"
 sanitize="${3:-all}"
+python="${PYTHON:-python3}"
 mkdir -p "$out"
 summary=()
 
@@ -32,7 +45,7 @@ fi
 "$repo/scripts/sweep.sh" "$bin/fa-bench" "$out" >"$out/sweep.log" 2>&1
 summary+=("sweep: rc=$? $(grep -c ',PASS,' "$out/ladder.csv") PASS rows, $(grep -c ',FAIL,' "$out/ladder.csv") FAIL rows")
 
-python3 "$repo/scripts/ncu_profile.py" --fa-bench "$bin/fa-bench" --kernel all --batch_size 4 --seqlen_q 4096 \
+"$python" "$repo/scripts/ncu_profile.py" --fa-bench "$bin/fa-bench" --kernel all --batch_size 4 --seqlen_q 4096 \
     --seqlen_k 4096 --num_head 16 --head_dim 128 --out "$out/ncu.csv" >"$out/ncu.log" 2>&1
 summary+=("ncu: rc=$?")
 

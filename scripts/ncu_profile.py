@@ -1,20 +1,22 @@
 #!/usr/bin/env python3
 """Nsight Compute counters for fa-bench's kernels, joined with fa-bench's napkin model.
 
-    python3 scripts/ncu_profile.py --kernel mma,naive --batch_size 4 --seqlen_q 4096 --seqlen_k 4096 \\
-        --num_head 16 --head_dim 128 --causal 0,1 --out results/h100/ncu.csv
-    python3 scripts/ncu_profile.py --from-ncu-csv results/h100/ncu.raw.csv --explain-csv explain.csv
+    build/venv/bin/python scripts/ncu_profile.py --kernel mma,naive --batch_size 4 --seqlen_q 4096 \\
+        --seqlen_k 4096 --num_head 16 --head_dim 128 --causal 0,1 --out /tmp/ncu.csv
+    build/venv/bin/python scripts/ncu_profile.py --from-ncu-csv results/nvidia-h100-80gb-hbm3/ncu.raw.csv \\
+        --explain-csv explain.csv
 
 What it runs (the problem and tile flags are passed to fa-bench verbatim, so fa-bench checks them):
   1. fa-bench --explain --csv TMP ...           the model columns: tile, model_bytes, compulsory_bytes
-  2. ncu --nvtx --nvtx-include "regex:fa-bench@.*/" --csv --page raw --print-units base
+  2. ncu --nvtx --nvtx-include "regex:<domain>@.*/" --csv --page raw --print-units base
          --metrics LIST --clock-control none|base --log-file TMP fa-bench --profile ...
-     --profile launches each kernel once per problem inside an NVTX range named
-     "<kernel> <dtype> b<B> h<H> sq<Sq> sk<Sk> d<D> c<0|1>"; the include filter drops everything
-     outside those ranges (the input generator normal_kernel). --log-file keeps ncu's report apart
-     from fa-bench's own stdout. The report is saved next to --out as <out stem>.raw.csv, after
-     three "# ncu_profile.py: key=value" lines (ncu version, clock control, command) that
-     --from-ncu-csv reads back.
+     --profile launches each kernel once per problem inside an NVTX range of fa-bench's domain;
+     the domain and the range-name format ("<kernel> <dtype> b<B> h<H> sq<Sq> sk<Sk> d<D> c<0|1>"
+     today) come from `fa-bench --schema`, so the filter and the parser follow fa-bench. The
+     include filter drops everything outside those ranges (the input generator normal_kernel).
+     --log-file keeps ncu's report apart from fa-bench's own stdout. The report is saved next to
+     --out as <out stem>.raw.csv, after three "# ncu_profile.py: key=value" lines (ncu version,
+     clock control, command) that --from-ncu-csv reads back.
 
 Reading ncu's CSV: lines before the header row (the first line starting with "ID") are ncu's
 "==PROF==" banner and are skipped; the row after the header is the units row when its ID cell is
@@ -41,6 +43,9 @@ pipe is HMMA (mma.sync) or GMMA (wgmma), whichever is busier; "none" when both r
 Output: --out CSV (OUTPUT_COLUMNS below, in fa-bench's run order) and, on stdout, a markdown table
 of predicted (model) vs measured DRAM bytes for the README.
 
+fa-bench is --fa-bench PATH, else $FA_BENCH, else build/fa-bench; --from-ncu-csv also takes
+--schema-json FILE (a saved `fa-bench --schema`) instead.
+
 Exit status: 0 written; 1 ncu or fa-bench failed, or the counters are not permitted
 (ERR_NVGPUCTRPERM); 2 bad input: ncu or fa-bench not found, unreadable or inconsistent CSV files.
 """
@@ -62,11 +67,10 @@ from typing import Sequence
 
 import pandas as pd
 
-PROG = "ncu_profile.py"
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_FA_BENCH = REPO_ROOT / "build" / "fa-bench"
+import fa_schema
 
-NVTX_INCLUDE = "regex:fa-bench@.*/"
+PROG = "ncu_profile.py"
+
 META_PREFIX = "# ncu_profile.py:"
 
 # The metrics, in base units (--print-units base).
@@ -92,10 +96,6 @@ REQUIRED_METRICS = [M_DURATION, M_DRAM_READ, M_DRAM_WRITE]
 # Kernels that launch several CUDA kernels per NVTX range; every other kernel launches one.
 MULTI_LAUNCH_KERNELS = {"naive"}
 
-# fa-bench's --profile range name: "<kernel> <problem>", problem as shape_tag() in app/runner.cpp.
-RANGE_RE = re.compile(r"(?P<kernel>[A-Za-z0-9_]+) (?P<dtype>BFloat16|Float16|Float32) b(?P<batch_size>\d+)"
-                      r" h(?P<num_head>\d+) sq(?P<seqlen_q>\d+) sk(?P<seqlen_k>\d+) d(?P<head_dim>\d+)"
-                      r" c(?P<is_causal>[01])\b")
 KEY_COLUMNS = ["kernel", "dtype", "batch_size", "num_head", "seqlen_q", "seqlen_k", "head_dim", "is_causal"]
 EXPLAIN_COLUMNS = [*KEY_COLUMNS, "m_block_size", "n_block_size", "num_threads", "compulsory_bytes", "model_bytes"]
 
@@ -125,6 +125,36 @@ class DataError(Exception):
     """A problem with the input the user must fix: printed as one line, exit status 2."""
 
 
+@dataclass(frozen=True)
+class RangeNames:
+    """fa-bench's --profile range names, read from and written as the schema says (fa-bench's
+    NVTX domain and range format), as KEY_COLUMNS tuples."""
+    pattern: re.Pattern
+    schema: fa_schema.Schema
+
+    @classmethod
+    def of(cls, schema: fa_schema.Schema) -> "RangeNames":
+        pattern = schema.range_pattern()
+        missing = [c for c in KEY_COLUMNS if c not in pattern.groupindex]
+        if missing:
+            raise DataError(f"fa-bench's NVTX range names ({schema.data['nvtx']['problem']!r}) lack "
+                            f"{', '.join(missing)}; this script needs them to attribute launches")
+        return cls(pattern, schema)
+
+    def parse(self, text: str) -> tuple | None:
+        """The innermost fa-bench range name in a cell -> key tuple (KEY_COLUMNS order), or None."""
+        matches = list(self.pattern.finditer(text))
+        if not matches:
+            return None
+        m = matches[-1]
+        return tuple(m[c] if c in ("kernel", "dtype") else int(m[c]) for c in KEY_COLUMNS)
+
+    def format(self, key: tuple) -> str:
+        """Key tuple -> the range name fa-bench used."""
+        fields = dict(zip(KEY_COLUMNS, key))
+        return self.schema.format_range(fields.pop("kernel"), **fields)
+
+
 class RunError(Exception):
     """A tool failed: printed (message, then the tool's last lines), exit status 1."""
 
@@ -140,6 +170,7 @@ class NcuReport:
     metrics_found: list[str]
     attribution: str  # where range_key came from, for the user
     meta: dict[str, str] = field(default_factory=dict)  # this script's "# ncu_profile.py:" lines
+    names: RangeNames | None = None  # how range names read and print
 
 
 def parse_number(text: str) -> float:
@@ -159,22 +190,6 @@ def to_base_unit(metric: str, value: float, unit: str) -> float:
     if metric in BYTE_METRICS:
         return value * BYTE_SCALE.get(unit, 1.0)
     return value
-
-
-def parse_range_name(text: str) -> tuple | None:
-    """The innermost fa-bench range name in a cell -> key tuple (KEY_COLUMNS order), or None."""
-    matches = list(RANGE_RE.finditer(text))
-    if not matches:
-        return None
-    m = matches[-1]
-    return (m["kernel"], m["dtype"], int(m["batch_size"]), int(m["num_head"]), int(m["seqlen_q"]),
-            int(m["seqlen_k"]), int(m["head_dim"]), int(m["is_causal"]))
-
-
-def format_key(key: tuple) -> str:
-    """Key tuple -> the range name fa-bench used."""
-    kernel, dtype, b, h, sq, sk, d, c = key
-    return f"{kernel} {dtype} b{b} h{h} sq{sq} sk{sk} d{d} c{c}"
 
 
 def split_report(text: str, source: str) -> tuple[dict[str, str], list[str], list[str] | None, list[list[str]]]:
@@ -226,7 +241,7 @@ def nvtx_candidate_columns(header: Sequence[str], skip: set[int]) -> list[int]:
     return first + rest
 
 
-def parse_ncu_csv(text: str, source: str = "ncu CSV") -> NcuReport:
+def parse_ncu_csv(text: str, names: RangeNames, source: str = "ncu CSV") -> NcuReport:
     """One row per kernel launch, metrics in base units, with the fa-bench range when known."""
     meta, header, units, rows = split_report(text, source)
     if not rows:
@@ -256,7 +271,7 @@ def parse_ncu_csv(text: str, source: str = "ncu CSV") -> NcuReport:
     attribution = "launch order (no NVTX range names in the report)"
     skip = {at for at in metric_at.values() if at is not None} | {id_at}
     for at in nvtx_candidate_columns(header, skip):
-        found = [parse_range_name(row[at]) for row in rows]
+        found = [names.parse(row[at]) for row in rows]
         if any(k is not None for k in found):
             keys = found
             attribution = f"NVTX range names in ncu's column {header[at]!r}"
@@ -264,7 +279,7 @@ def parse_ncu_csv(text: str, source: str = "ncu CSV") -> NcuReport:
     for record, key in zip(records, keys):
         record["range_key"] = key
     launches = pd.DataFrame.from_records(records)
-    return NcuReport(launches, [m for m in METRICS if metric_at[m] is not None], attribution, meta)
+    return NcuReport(launches, [m for m in METRICS if metric_at[m] is not None], attribution, meta, names)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -323,7 +338,7 @@ def attribute_by_range(report: NcuReport, expected_keys: list[tuple]) -> list[tu
             # A tile sweep: ranges of one name, one launch each, in explain order.
             occurrence = taken.get(key, 0)
             if occurrence >= rows_of_key[key]:
-                raise DataError(f"range '{format_key(key)}' has more launches than the {rows_of_key[key]} "
+                raise DataError(f"range '{report.names.format(key)}' has more launches than the {rows_of_key[key]} "
                                 "explain rows of its tile sweep; profile one tile at a time")
             taken[key] = occurrence + 1
             groups.append((key, occurrence))
@@ -439,7 +454,7 @@ def join_with_explain(report: NcuReport, explain: pd.DataFrame, clock_control: s
         row = dict(zip(KEY_COLUMNS, key))
         index = explain_row_of.get(group)
         if index is None:
-            print(f"{PROG}: warning: range '{format_key(key)}' is not in the explain CSV; no model columns",
+            print(f"{PROG}: warning: range '{report.names.format(key)}' is not in the explain CSV; no model columns",
                   file=sys.stderr)
             row.update(tile="", model_bytes=math.nan, compulsory_bytes=math.nan)
         else:
@@ -454,7 +469,7 @@ def join_with_explain(report: NcuReport, explain: pd.DataFrame, clock_control: s
     profiled = set(order)
     for (key, occurrence), index in explain_row_of.items():
         if (key, occurrence) not in profiled:
-            print(f"{PROG}: warning: no launch profiled for '{format_key(key)}' "
+            print(f"{PROG}: warning: no launch profiled for '{report.names.format(key)}' "
                   f"(tile {tile_label(explain.iloc[index])})", file=sys.stderr)
     return tidy_output(pd.DataFrame(rows, columns=OUTPUT_COLUMNS))
 
@@ -578,20 +593,21 @@ def run_explain(fa_bench: str, flags: list[str], csv_path: Path) -> None:
 
 
 def ncu_command(ncu: str, metrics: Sequence[str], clock_control: str, log: Path, fa_bench: str,
-                flags: list[str]) -> list[str]:
-    return [ncu, "--nvtx", "--nvtx-include", NVTX_INCLUDE, "--csv", "--page", "raw", "--print-units", "base",
+                flags: list[str], nvtx_include: str) -> list[str]:
+    return [ncu, "--nvtx", "--nvtx-include", nvtx_include, "--csv", "--page", "raw", "--print-units", "base",
             "--metrics", ",".join(metrics), "--clock-control", clock_control, "--log-file", str(log),
             fa_bench, "--profile", *flags]
 
 
-def run_ncu(ncu: str, clock_control: str, fa_bench: str, flags: list[str], workdir: Path) -> tuple[str, list[str]]:
+def run_ncu(ncu: str, clock_control: str, fa_bench: str, flags: list[str], workdir: Path,
+            nvtx_include: str) -> tuple[str, list[str]]:
     """ncu's report text and the command that wrote it. Re-runs once without the optional metrics
     if ncu names one of them in its complaint (an older GPU without wgmma)."""
     metrics = list(METRICS)
     while True:
         log = workdir / "ncu.log"
         log.unlink(missing_ok=True)
-        command = ncu_command(ncu, metrics, clock_control, log, fa_bench, flags)
+        command = ncu_command(ncu, metrics, clock_control, log, fa_bench, flags, nvtx_include)
         try:
             done = subprocess.run(command, capture_output=True, text=True)
         except OSError as error:
@@ -643,7 +659,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG, description="Profile fa-bench kernels with Nsight Compute and compare DRAM bytes with the model.",
         epilog="Problem and tile flags are passed to fa-bench as given: comma lists sweep, as in fa-bench.")
-    parser.add_argument("--fa-bench", default=str(DEFAULT_FA_BENCH), help="fa-bench binary (default build/fa-bench)")
     parser.add_argument("--kernel", default="all", help="fa-bench --kernel value (default all)")
     for name in VALUE_FLAGS:
         parser.add_argument(f"--{name}", help=f"fa-bench --{name}")
@@ -658,6 +673,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run nothing: parse this ncu --csv --page raw report (e.g. a saved .raw.csv)")
     parser.add_argument("--explain-csv", type=Path, metavar="FILE",
                         help="with --from-ncu-csv: the fa-bench --explain --csv file of the same run")
+    fa_schema.add_arguments(parser)
     return parser
 
 
@@ -682,11 +698,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if (args.from_ncu_csv is None) != (args.explain_csv is None):
         parser.error("--from-ncu-csv and --explain-csv go together")
+    if args.schema_json and args.from_ncu_csv is None:
+        parser.error("--schema-json goes with --from-ncu-csv (a profile run reads the schema of the binary it runs)")
     try:
         if args.from_ncu_csv is not None:
             if not args.from_ncu_csv.is_file():
                 raise DataError(f"no such file: {args.from_ncu_csv}")
-            report = parse_ncu_csv(args.from_ncu_csv.read_text(errors="replace"), str(args.from_ncu_csv))
+            names = RangeNames.of(fa_schema.from_args(args))
+            report = parse_ncu_csv(args.from_ncu_csv.read_text(errors="replace"), names, str(args.from_ncu_csv))
             explain = read_explain_csv(args.explain_csv)
             clock_control = args.clock_control or report.meta.get("clock_control", "")
             report_and_write(report, explain, args.out, clock_control, report.meta.get("ncu_version", ""))
@@ -699,10 +718,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             where = f"no executable at {args.ncu}" if "/" in args.ncu else f"no {args.ncu!r} on PATH"
             print(f"{PROG}: ncu not found ({where}; install Nsight Compute or pass --ncu PATH)", file=sys.stderr)
             return 2
-        fa_bench = find_executable(args.fa_bench)
-        if fa_bench is None:
-            print(f"{PROG}: fa-bench not found ({args.fa_bench}; build it, or pass --fa-bench PATH)", file=sys.stderr)
-            return 2
+        schema = fa_schema.from_args(args)
+        fa_bench = str(schema.fa_bench)
+        names = RangeNames.of(schema)
         clock_control = args.clock_control or "none"
         flags = fa_bench_flags(args)
         with tempfile.TemporaryDirectory(prefix="ncu_profile.") as tmp:
@@ -711,14 +729,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_explain(fa_bench, flags, explain_csv)
             explain = read_explain_csv(explain_csv)
             ncu_version = ncu_version_of(ncu)
-            text, command = run_ncu(ncu, clock_control, fa_bench, flags, workdir)
+            text, command = run_ncu(ncu, clock_control, fa_bench, flags, workdir, schema.nvtx_include())
         raw = raw_path_for(args.out)
         save_raw(raw, text, ncu_version, clock_control, command)
         print(f"{PROG}: saved ncu's report as {raw}", file=sys.stderr)
-        report = parse_ncu_csv(text, str(raw))
+        report = parse_ncu_csv(text, names, str(raw))
         report_and_write(report, explain, args.out, clock_control, ncu_version)
         return 0
-    except DataError as error:
+    except (DataError, fa_schema.SchemaError) as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 2
     except RunError as error:

@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
 """Charts and the README ladder table from fa-bench CSVs (peers.py rows included).
 
-    python3 scripts/plot.py results/h100/ladder.csv --out results/h100/plots
-    python3 scripts/plot.py results/h100/ladder.csv --table          # markdown table on stdout
+    build/venv/bin/python scripts/plot.py results/nvidia-h100-80gb-hbm3/ladder.csv --out /tmp/plots
+    build/venv/bin/python scripts/plot.py results/nvidia-h100-80gb-hbm3/ladder.csv --table   # markdown
+
+Kernel order: fa-bench's rungs in ladder order (from `fa-bench --schema`: --fa-bench PATH,
+$FA_BENCH or build/fa-bench, or a saved document with --schema-json FILE), then kernels neither
+fa-bench nor peers.py knows (alphabetically), then the peers in peers.py's order
+(scripts/peer_backends), each peer with its own line style, marker and hatch.
 
 Plots (PNG and SVG each, into --out):
   throughput_vs_seqlen  TFLOP/s vs sequence length, one line per kernel/peer, one panel per
@@ -15,12 +20,14 @@ warning, rows without a time (a backend refused the shape) are dropped quietly. 
 several rows for one shape (tile sweeps, repeated runs), the fastest is used: it is the
 configuration the kernel would be tuned to.
 
-Exit status 2, with one line on stderr, for a missing file or column or an empty selection.
+Exit status 2, with one line on stderr, for a missing file or column, an empty selection, or no
+fa-bench schema. Columns are found by name, so CSVs from older fa-bench builds (fewer columns) read.
 """
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -30,12 +37,16 @@ matplotlib.use("Agg")  # files only; no display on the GPU machine
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+import fa_schema  # noqa: E402
+from peer_backends import peer_kernels  # noqa: E402
+
 PROG = "plot.py"
 
-# The ladder's rungs in order; kernels not listed here follow them alphabetically, then peers.
-RUNG_ORDER = ["naive", "tiled", "cp_async", "mma", "warp_specialized", "wgmma_tma", "wgmma_ws", "wgmma_overlap"]
-PEER_ORDER = ["torch_fa2", "torch_cudnn", "torch_efficient", "torch_math"]
-PEER_PREFIX = "torch_"
+# Peers differ from rungs at a glance: a line style, a marker and a bar hatch of their own
+# (cycled), where rungs are solid lines, circles and plain bars.
+PEER_LINESTYLES = ["--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1))]
+PEER_MARKERS = ["s", "^", "D", "v", "P", "X", "*"]
+PEER_HATCHES = ["//", "\\\\", "xx", "..", "++", "oo"]
 
 SHAPE_COLUMNS = ["batch_size", "num_head", "seqlen_q", "seqlen_k", "head_dim", "is_causal"]
 # Table order: like the charts' panels (head_dim, causal), then by sequence length.
@@ -49,7 +60,6 @@ NUMERIC_COLUMNS = [*SHAPE_COLUMNS, "tflops", "arithmetic_intensity", "peak_tflop
 # peak_gbs columns overrides these, and the flags override both.
 DEFAULT_PEAK_TFLOPS = 761.0
 DEFAULT_PEAK_GBS = 2966.0
-DEFAULT_SHAPE = "4,16,8192,128,0"  # B,H,S,D,causal: the CuTe DSL example's default problem
 FA2_GRID_TOKENS = 16384
 
 PLOTS = ("throughput", "ladder", "roofline")
@@ -129,27 +139,61 @@ def fastest_per_kernel_and_shape(data: pd.DataFrame) -> pd.DataFrame:
     return best.reset_index(drop=True)
 
 
-def is_peer(kernel: str) -> bool:
-    return kernel.startswith(PEER_PREFIX)
+@dataclass(frozen=True)
+class KernelOrder:
+    """Where each kernel goes in tables, legends and bars: fa-bench's rungs (schema order), then
+    kernels neither side knows (alphabetically), then the peers (peers.py's order)."""
+    rungs: tuple[str, ...]
+    peers: tuple[str, ...]
+
+    @classmethod
+    def of(cls, schema: fa_schema.Schema) -> "KernelOrder":
+        return cls(tuple(schema.rung_order), tuple(peer_kernels()))
+
+    def is_peer(self, kernel: str) -> bool:
+        return kernel in self.peers
+
+    def sort_key(self, kernel: str) -> tuple:
+        if kernel in self.rungs:
+            return (0, self.rungs.index(kernel), kernel)
+        if kernel in self.peers:
+            return (2, self.peers.index(kernel), kernel)
+        return (1, 0, kernel)
+
+    def ordered(self, kernels) -> list[str]:
+        return sorted(set(kernels), key=self.sort_key)
 
 
-def kernel_sort_key(kernel: str) -> tuple:
-    """Rungs in ladder order, then unknown kernels alphabetically, then peers (fa2 first)."""
-    if is_peer(kernel):
-        return (2, PEER_ORDER.index(kernel) if kernel in PEER_ORDER else len(PEER_ORDER), kernel)
-    if kernel in RUNG_ORDER:
-        return (0, RUNG_ORDER.index(kernel), kernel)
-    return (1, 0, kernel)
+@dataclass(frozen=True)
+class Style:
+    color: object
+    linestyle: object = "-"
+    marker: str = "o"
+    hatch: str | None = None
+    peer: bool = False
 
 
-def ordered_kernels(kernels) -> list[str]:
-    return sorted(set(kernels), key=kernel_sort_key)
-
-
-def kernel_colors(kernels: Sequence[str]) -> dict[str, object]:
-    """A fixed color per kernel (tab10 then tab20 cycling), the same in every chart of one run."""
+def kernel_styles(kernels: Sequence[str], order: KernelOrder) -> dict[str, Style]:
+    """A fixed style per kernel, the same in every chart of one run: colors from tab10 then tab20;
+    each peer also its own line style, marker and hatch."""
     palette = list(plt.get_cmap("tab10").colors) + list(plt.get_cmap("tab20").colors[1::2])
-    return {k: palette[i % len(palette)] for i, k in enumerate(ordered_kernels(kernels))}
+    styles, peers_seen = {}, 0
+    for i, kernel in enumerate(order.ordered(kernels)):
+        color = palette[i % len(palette)]
+        if order.is_peer(kernel):
+            j = peers_seen
+            peers_seen += 1
+            styles[kernel] = Style(color, PEER_LINESTYLES[j % len(PEER_LINESTYLES)],
+                                   PEER_MARKERS[j % len(PEER_MARKERS)], PEER_HATCHES[j % len(PEER_HATCHES)], True)
+        else:
+            styles[kernel] = Style(color)
+    return styles
+
+
+def default_shape(schema: fa_schema.Schema) -> str:
+    """fa-bench's default problem (the CuTe DSL example's) as B,H,S,D,causal."""
+    d = schema.defaults
+    return f"{d['batch_size']},{d['num_head']},{d['seqlen_q']},{d['head_dim']},{d['is_causal']}"
 
 
 def parse_shape(text: str) -> dict[str, int]:
@@ -157,7 +201,7 @@ def parse_shape(text: str) -> dict[str, int]:
     try:
         b, h, s, d, c = (int(v) for v in text.split(","))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected B,H,S,D,causal, e.g. {DEFAULT_SHAPE}") from None
+        raise argparse.ArgumentTypeError(f"{text!r}: expected B,H,S,D,causal, e.g. 4,16,8192,128,0") from None
     if c not in (0, 1):
         raise argparse.ArgumentTypeError(f"{text!r}: causal must be 0 or 1")
     return {"batch_size": b, "num_head": h, "seqlen_q": s, "seqlen_k": s, "head_dim": d, "is_causal": c}
@@ -193,7 +237,7 @@ def seqlen_tick_label(seqlen: int) -> str:
 
 
 def plot_throughput_vs_seqlen(data: pd.DataFrame, out_dir: Path, dtype: str, tokens: int,
-                              colors: dict) -> list[Path]:
+                              order: KernelOrder, styles: dict[str, Style]) -> list[Path]:
     """FlashAttention's chart: TFLOP/s against seqlen per kernel, one panel per (head_dim, causal).
 
     Square problems only, and by default only batch·seqlen = 16k tokens (the fa2 grid), so each
@@ -213,10 +257,11 @@ def plot_throughput_vs_seqlen(data: pd.DataFrame, out_dir: Path, dtype: str, tok
         for c, causal in enumerate(causals):
             ax = axes[r][c]
             panel = data[(data["head_dim"] == head_dim) & (data["is_causal"] == causal)]
-            for kernel in ordered_kernels(panel["kernel"]):
+            for kernel in order.ordered(panel["kernel"]):
                 series = panel[panel["kernel"] == kernel].groupby("seqlen_q")["tflops"].max().sort_index()
-                ax.plot(series.index, series.values, marker="o", label=kernel, color=colors[kernel],
-                        linestyle="--" if is_peer(kernel) else "-")
+                style = styles[kernel]
+                ax.plot(series.index, series.values, marker=style.marker, label=kernel, color=style.color,
+                        linestyle=style.linestyle)
             seqlens = sorted(panel["seqlen_q"].unique())
             ax.set_xscale("log", base=2)
             ax.set_xticks(seqlens)
@@ -232,7 +277,7 @@ def plot_throughput_vs_seqlen(data: pd.DataFrame, out_dir: Path, dtype: str, tok
     for ax in axes.flat:  # one legend for the figure, every kernel once
         for handle, label in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(label, handle)
-    labels = ordered_kernels(handles)
+    labels = order.ordered(handles)
     fig.legend([handles[k] for k in labels], labels, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.suptitle(f"Attention forward throughput, {dtype}{gpu_suffix(data)}")
     fig.tight_layout()
@@ -246,21 +291,24 @@ def gpu_suffix(data: pd.DataFrame) -> str:
 
 
 def plot_ladder(data: pd.DataFrame, out_dir: Path, dtype: str, shape: dict[str, int], peer: str,
-                colors: dict) -> list[Path]:
+                order: KernelOrder, styles: dict[str, Style]) -> list[Path]:
     """One bar per rung on one shape, each annotated with its TFLOP/s and % of the chosen peer."""
     rows = rows_of_shape(data, shape)
     if rows.empty:
         raise DataError(f"ladder plot: no {dtype} rows for shape {format_shape(shape)}; "
                         f"shapes present: {', '.join(available_shapes(data))}")
     tflops = rows.set_index("kernel")["tflops"]
-    kernels = ordered_kernels(tflops.index)
+    kernels = order.ordered(tflops.index)
     peer_tflops = tflops.get(peer)
     if peer_tflops is None:
         print(f"{PROG}: warning: no {peer} row for {format_shape(shape)}; bars carry no %", file=sys.stderr)
     fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(kernels) + 2), 4.8))
     values = [tflops[k] for k in kernels]
-    bars = ax.bar(kernels, values, color=[colors[k] for k in kernels],
-                  edgecolor=["black" if is_peer(k) else "none" for k in kernels])
+    bars = ax.bar(kernels, values, color=[styles[k].color for k in kernels],
+                  edgecolor=["black" if styles[k].peer else "none" for k in kernels])
+    for bar, kernel in zip(bars, kernels):
+        if styles[kernel].hatch:
+            bar.set_hatch(styles[kernel].hatch)
     for bar, kernel, value in zip(bars, kernels, values):
         share = percent(value, peer_tflops)
         text = f"{value:.0f}" if value >= 10 else f"{value:.1f}"
@@ -305,7 +353,7 @@ def peak_ceilings(data: pd.DataFrame, flag_tflops: float | None, flag_gbs: float
 
 
 def plot_roofline(data: pd.DataFrame, out_dir: Path, dtype: str, peak_tflops: float, peak_gbs: float,
-                  peak_source: str, colors: dict) -> list[Path]:
+                  peak_source: str, order: KernelOrder, styles: dict[str, Style]) -> list[Path]:
     """Every row at (FLOP/byte, TFLOP/s) under min(peak, intensity × bandwidth), log-log."""
     data = data.dropna(subset=["arithmetic_intensity"])
     data = data[data["arithmetic_intensity"] > 0]
@@ -322,10 +370,11 @@ def plot_roofline(data: pd.DataFrame, out_dir: Path, dtype: str, peak_tflops: fl
                 ha="right", va="bottom", fontsize=8)
     ax.annotate(f"{peak_gbs:.0f} GB/s", (x_lo, x_lo * peak_gbs / 1e3), xytext=(4, 6), textcoords="offset points",
                 ha="left", va="bottom", fontsize=8, rotation=30)
-    for kernel in ordered_kernels(data["kernel"]):
+    for kernel in order.ordered(data["kernel"]):
         rows = data[data["kernel"] == kernel]
-        ax.scatter(rows["arithmetic_intensity"], rows["tflops"], s=22, color=colors[kernel], label=kernel,
-                   marker="D" if is_peer(kernel) else "o", edgecolors="black" if is_peer(kernel) else "none",
+        style = styles[kernel]
+        ax.scatter(rows["arithmetic_intensity"], rows["tflops"], s=22, color=style.color, label=kernel,
+                   marker=style.marker, edgecolors="black" if style.peer else "none",
                    linewidths=0.5, zorder=3)
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -360,7 +409,7 @@ def format_percent(value: float | None) -> str:
     return "—" if value is None else f"{value:.1f}%"
 
 
-def ladder_table_markdown(data: pd.DataFrame, shape: dict[str, int] | None = None) -> str:
+def ladder_table_markdown(data: pd.DataFrame, order: KernelOrder, shape: dict[str, int] | None = None) -> str:
     """| shape | causal | kernel | TFLOP/s | % of <peer> ... | per shape, kernels in ladder order.
 
     Every peer present in the data gets a column; '—' where that peer has no row for the shape.
@@ -369,7 +418,7 @@ def ladder_table_markdown(data: pd.DataFrame, shape: dict[str, int] | None = Non
         data = rows_of_shape(data, shape)
         if data.empty:
             raise DataError(f"table: no rows for shape {format_shape(shape)}")
-    peers = [k for k in ordered_kernels(data["kernel"]) if is_peer(k)]
+    peers = [k for k in order.ordered(data["kernel"]) if order.is_peer(k)]
     header = ["shape (B×H×S×D)", "causal", "kernel", "TFLOP/s", *[f"% of {p}" for p in peers]]
     lines = ["| " + " | ".join(header) + " |",
              "|" + "|".join(["---"] * 3 + ["--:"] * (1 + len(peers))) + "|"]
@@ -377,7 +426,7 @@ def ladder_table_markdown(data: pd.DataFrame, shape: dict[str, int] | None = Non
         shape_of_rows = dict(zip(TABLE_SHAPE_ORDER, (int(v) for v in key)))
         tflops = rows.set_index("kernel")["tflops"]
         label = format_shape(shape_of_rows).rsplit(" ", 1)[0]  # the causal flag has its own column
-        for kernel in ordered_kernels(tflops.index):
+        for kernel in order.ordered(tflops.index):
             cells = [label, str(shape_of_rows["is_causal"]), kernel, f"{tflops[kernel]:.1f}"]
             cells += [format_percent(percent(tflops[kernel], tflops.get(p))) for p in peers]
             lines.append("| " + " | ".join(cells) + " |")
@@ -395,17 +444,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--table", action="store_true",
                         help="print a markdown table of TFLOP/s and %% of each peer per shape; no charts")
     parser.add_argument("--plots", default=",".join(PLOTS), help=f"comma list of {', '.join(PLOTS)} (default all)")
-    parser.add_argument("--dtype", default="BFloat16", choices=["BFloat16", "Float16", "Float32"],
-                        help="rows of this dtype only (default BFloat16)")
+    parser.add_argument("--dtype", help="rows of this dtype only (default: fa-bench's, BFloat16)")
     parser.add_argument("--gpu", help="rows whose gpu column contains this text (needed when several GPUs)")
     parser.add_argument("--tokens", type=int, default=FA2_GRID_TOKENS,
                         help="throughput plot: keep batch*seqlen == this (default 16384, the fa2 grid; 0: all)")
     parser.add_argument("--shape", type=parse_shape, default=None,
-                        help=f"ladder plot shape B,H,S,D,causal (default {DEFAULT_SHAPE}); "
-                             "with --table: only this shape")
+                        help="ladder plot shape B,H,S,D,causal (default: fa-bench's default problem, "
+                             "4,16,8192,128,0); with --table: only this shape")
     parser.add_argument("--peer", default="torch_fa2", help="ladder plot: %% of this peer (default torch_fa2)")
     parser.add_argument("--peak_tflops", type=float, help=f"compute ceiling (default: CSV, else {DEFAULT_PEAK_TFLOPS:g})")
     parser.add_argument("--peak_gbs", type=float, help=f"bandwidth ceiling (default: CSV, else {DEFAULT_PEAK_GBS:g})")
+    fa_schema.add_arguments(parser)
     return parser
 
 
@@ -422,21 +471,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.table and "roofline" in plots:
         required.append("arithmetic_intensity")
     try:
-        data = select_rows(read_csvs(args.csv, required), args.dtype, args.gpu)
+        schema = fa_schema.from_args(args)
+    except fa_schema.SchemaError as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return 2
+    dtype = args.dtype or schema.defaults["dtype"]
+    if dtype not in schema.dtypes:
+        parser.error(f"--dtype {dtype}: must be one of {', '.join(schema.dtypes)}")
+    order = KernelOrder.of(schema)
+    try:
+        data = select_rows(read_csvs(args.csv, required), dtype, args.gpu)
         if args.table:
-            print(ladder_table_markdown(fastest_per_kernel_and_shape(data), args.shape))
+            print(ladder_table_markdown(fastest_per_kernel_and_shape(data), order, args.shape))
             return 0
         best = fastest_per_kernel_and_shape(data)
-        colors = kernel_colors(data["kernel"])
+        styles = kernel_styles(data["kernel"], order)
         written = []
         if "throughput" in plots:
-            written += plot_throughput_vs_seqlen(best, args.out, args.dtype, args.tokens, colors)
+            written += plot_throughput_vs_seqlen(best, args.out, dtype, args.tokens, order, styles)
         if "ladder" in plots:
-            written += plot_ladder(best, args.out, args.dtype, args.shape or parse_shape(DEFAULT_SHAPE),
-                                   args.peer, colors)
+            written += plot_ladder(best, args.out, dtype, args.shape or parse_shape(default_shape(schema)),
+                                   args.peer, order, styles)
         if "roofline" in plots:
             tflops, gbs, source = peak_ceilings(data, args.peak_tflops, args.peak_gbs)
-            written += plot_roofline(data, args.out, args.dtype, tflops, gbs, source, colors)
+            written += plot_roofline(data, args.out, dtype, tflops, gbs, source, order, styles)
     except DataError as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 2

@@ -3,13 +3,28 @@
 # lengths that are not multiples of any tile, causal and not, each head_dim the kernel has.
 # Sk = 777 gives every rung more key tiles than its shared-memory ring has stages (7 tiles of 128
 # keys against 3-4 stages on the Hopper rungs, 25 of 32 on rung 4), so slot reuse is exercised.
-#   scripts/sanitize.sh [FA_BENCH] [KERNELS]     (defaults: build/fa-bench, all registered kernels)
-#   DTYPES="BFloat16 Float16" (default both)
-#   FA_ARGS="..." extra fa-bench flags, e.g. a tile: "--m_block_size 176 --n_block_size 32 --num_threads 352"
-# Prints one line per run and exits 1 if any tool reported an error.
+usage() {
+    cat <<'USAGE'
+usage: scripts/sanitize.sh [FA_BENCH] [KERNELS]   (defaults: build/fa-bench, every kernel it registers)
+  DTYPES="BFloat16 Float16"   dtypes to run (default both)
+  FA_ARGS="..."               extra fa-bench flags, e.g. a tile:
+                              "--m_block_size 176 --n_block_size 32 --num_threads 352"
+  COMPUTE_SANITIZER=PATH      the tool (default compute-sanitizer on PATH)
+Runs memcheck, racecheck and synccheck on Sq 300, Sk 777, head_dim 64 and 128, causal 0 and 1.
+Prints one line per run and exits 1 if any tool reported an error, 2 if fa-bench is missing.
+USAGE
+}
 set -uo pipefail
+case "${1:-}" in
+    -h|--help) usage; exit 0 ;;
+esac
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 fa_bench="${1:-$repo/build/fa-bench}"
+if [[ ! -f "$fa_bench" || ! -x "$fa_bench" ]]; then
+    echo "sanitize.sh: fa-bench binary not found or not executable: $fa_bench (build it, or pass its path; --help)" >&2
+    exit 2
+fi
+# Every kernel in rung order, from fa-bench's own list.
 kernels="${2:-$("$fa_bench" --list | awk '/ rung /{print $1}' | paste -sd, -)}"
 sanitizer="${COMPUTE_SANITIZER:-compute-sanitizer}"
 read -r -a extra <<< "${FA_ARGS:-}"

@@ -3,7 +3,11 @@
 The ncu fixture holds one problem (B=4, H=16, S=4096, D=128, BFloat16, non-causal) profiled with
 --kernel mma,naive: three naive launches (GEMM, softmax, GEMM) in one NVTX range, then one mma
 launch. The expected numbers below are the fixture's cells, spelled out.
+
+Range names are read as the built fa-bench's --schema says they are written (conftest.py).
 """
+import functools
+import json
 import csv
 import io
 import re
@@ -16,6 +20,7 @@ import pandas as pd
 import pytest
 
 import ncu_profile
+from conftest import live_schema
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = REPO_ROOT / "scripts" / "ncu_profile.py"
@@ -35,6 +40,11 @@ MMA_LAUNCH = (1_375_712, 214_958_080, 67_141_632, 0.0, 71.32, 15.87, 128)
 MMA_MODEL_BYTES = 4_429_190_000  # "4.42919e+09": fa-bench prints 6 significant digits
 NAIVE_MODEL_BYTES = 13_153_300_000  # "1.31533e+10"
 COMPULSORY_BYTES = 268_435_456  # (2·4096 + 2·4096)·4·16·128·2
+
+
+@functools.lru_cache(maxsize=None)
+def names():
+    return ncu_profile.RangeNames.of(live_schema())
 
 
 # ----------------------------------------------------------------------------------------------
@@ -90,7 +100,7 @@ def write_explain(tmp_path, rows):
 
 
 def joined(text, explain_path=EXPLAIN, clock_control="", ncu_version=""):
-    report = ncu_profile.parse_ncu_csv(text, "fixture")
+    report = ncu_profile.parse_ncu_csv(text, names(), "fixture")
     return ncu_profile.join_with_explain(report, ncu_profile.read_explain_csv(explain_path), clock_control,
                                          ncu_version)
 
@@ -113,7 +123,7 @@ def parse_markdown_table(text):
 # ----------------------------------------------------------------------------------------------
 
 def test_parse_skips_the_banner_and_the_units_row_and_converts_units():
-    report = ncu_profile.parse_ncu_csv(RAW.read_text(), "fixture")
+    report = ncu_profile.parse_ncu_csv(RAW.read_text(), names(), "fixture")
     launches = report.launches
     assert list(launches["id"]) == [0, 1, 2, 3]
     assert list(launches["range_key"]) == [NAIVE, NAIVE, NAIVE, MMA]
@@ -135,7 +145,7 @@ def test_scaled_units_are_converted_to_ms_and_bytes():
     table[1][at[ncu_profile.M_DRAM_READ]] = "Mbyte"
     table[5][at[ncu_profile.M_DURATION]] = "1,375.712"
     table[5][at[ncu_profile.M_DRAM_READ]] = "214.95808"
-    mma = ncu_profile.parse_ncu_csv(render(banner, table)).launches.iloc[3]
+    mma = ncu_profile.parse_ncu_csv(render(banner, table), names()).launches.iloc[3]
     assert mma[ncu_profile.M_DURATION] == pytest.approx(1.375712)
     assert mma[ncu_profile.M_DRAM_READ] == pytest.approx(214_958_080)
 
@@ -150,7 +160,7 @@ def test_range_names_are_found_whatever_the_column_and_cell_look_like(column, ce
     banner, table = fixture_table()
     table[0][table[0].index(NVTX_COLUMN)] = column
     table = with_cells(table, column, lambda i, text: cell.format(text.removeprefix("fa-bench@")))
-    report = ncu_profile.parse_ncu_csv(render(banner, table))
+    report = ncu_profile.parse_ncu_csv(render(banner, table), names())
     assert list(report.launches["range_key"]) == [NAIVE, NAIVE, NAIVE, MMA]
     assert repr(column) in report.attribution
 
@@ -160,17 +170,17 @@ def test_range_names_in_the_kernel_name_column_print_nvtx_rename_kernel():
     ranges = [row[table[0].index(NVTX_COLUMN)] for row in table[2:]]
     table = without_column(with_cells(table, "Kernel Name", lambda i, _: ranges[i].removeprefix("fa-bench@")),
                            NVTX_COLUMN)
-    report = ncu_profile.parse_ncu_csv(render(banner, table))
+    report = ncu_profile.parse_ncu_csv(render(banner, table), names())
     assert list(report.launches["range_key"]) == [NAIVE, NAIVE, NAIVE, MMA]
     assert "'Kernel Name'" in report.attribution
 
 
 def test_a_report_without_a_header_or_a_duration_is_a_data_error():
     with pytest.raises(ncu_profile.DataError, match="no ncu CSV header"):
-        ncu_profile.parse_ncu_csv("==PROF== Connected to process 1\n==WARNING== No kernels were profiled.\n")
+        ncu_profile.parse_ncu_csv("==PROF== Connected to process 1\n==WARNING== No kernels were profiled.\n", names())
     banner, table = fixture_table()
     with pytest.raises(ncu_profile.DataError, match="gpu__time_duration.sum"):
-        ncu_profile.parse_ncu_csv(render(banner, without_column(table, ncu_profile.M_DURATION)))
+        ncu_profile.parse_ncu_csv(render(banner, without_column(table, ncu_profile.M_DURATION)), names())
 
 
 # ----------------------------------------------------------------------------------------------
@@ -354,10 +364,16 @@ def executable(path: Path, body: str) -> Path:
 
 
 def stand_in_fa_bench(tmp_path: Path) -> Path:
-    """--explain copies the explain fixture to --csv and logs its arguments; otherwise exits 0."""
+    """--schema prints the built fa-bench's schema; --explain copies the explain fixture to --csv
+    and logs its arguments; otherwise exits 0."""
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(live_schema().data))
     return executable(tmp_path / "fa-bench", f"""
 import shutil, sys
 args = sys.argv[1:]
+if args == ["--schema"]:
+    print(open({str(schema)!r}).read())
+    sys.exit(0)
 with open({str(tmp_path / "fa-bench.calls")!r}, "a") as log:
     log.write(" ".join(args) + "\\n")
 if "--explain" in args:
@@ -458,7 +474,7 @@ def test_run_calls_explain_then_ncu_and_saves_the_raw_report(tmp_path, capsys):
     fa_bench_at = call.index(str(tmp_path / "fa-bench"))
     options, child = call[:fa_bench_at], call[fa_bench_at + 1:]
     assert child == ["--profile", "--kernel", "mma,naive", "--seqlen_q", "4096", "--seqlen_k", "4096"]
-    assert options[options.index("--nvtx-include") + 1] == "regex:fa-bench@.*/"
+    assert options[options.index("--nvtx-include") + 1] == "regex:fa-bench@.*/" == live_schema().nvtx_include()
     assert options[options.index("--page") + 1] == "raw"
     assert options[options.index("--print-units") + 1] == "base"
     assert options[options.index("--clock-control") + 1] == "none"

@@ -2,10 +2,14 @@
 
 The sample has three BFloat16 shapes on an "H100": 16×16×1024×128 and 4×16×4096×128 (fa2 grid,
 16k tokens) and 4×16×8192×128 (the default), with naive/tiled/mma, torch_fa2/torch_cudnn, a
-cp_async row that FAILed its check (and claims an impossible 900 TFLOP/s) and a torch_efficient
-row that the backend refused (no time).
+cp_async row that FAILed its check (and claims an impossible 900 TFLOP/s), a torch_efficient
+row that the backend refused (no time), and fa4 and cute_fa2 rows at the default shape. Its
+columns are fa-bench's (the test in test_peers.py checks them against the built binary).
+
+The kernel order comes from the built fa-bench's --schema (conftest.py finds the binary).
 """
 import csv
+import json
 import subprocess
 import sys
 from collections import defaultdict
@@ -14,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import plot
+from peer_backends import peer_kernels
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = REPO_ROOT / "results" / "sample" / "ladder_sample.csv"
@@ -79,7 +84,7 @@ def test_table_percentages_are_computed_from_the_sample(capsys):
 def test_table_lists_kernels_in_ladder_order_then_peers(capsys):
     assert plot.main([str(SAMPLE), "--table", "--shape", "4,16,8192,128,0"]) == 0
     kernels = [r["kernel"] for r in parse_markdown_table(capsys.readouterr().out)]
-    assert kernels == ["naive", "tiled", "mma", "torch_fa2", "torch_cudnn"]
+    assert kernels == ["naive", "tiled", "mma", "torch_fa2", "torch_cudnn", "fa4", "cute_fa2"]
 
 
 def test_fail_rows_are_excluded_with_a_warning(capsys):
@@ -164,10 +169,53 @@ def test_unknown_ladder_shape_names_the_shapes_present(tmp_path, capsys):
     assert "no BFloat16 rows for shape 1×1×64×64 causal" in err and "4,16,8192,128,0" in err
 
 
-def test_kernel_order_is_the_ladder_then_unknown_then_peers():
-    kernels = ["torch_cudnn", "mma", "zeta", "naive", "wgmma_tma", "torch_fa2", "torch_new", "tiled"]
-    assert plot.ordered_kernels(kernels) == [
-        "naive", "tiled", "mma", "wgmma_tma", "zeta", "torch_fa2", "torch_cudnn", "torch_new"]
+def test_kernel_order_is_fa_benchs_ladder_then_unknown_then_peers(schema):
+    order = plot.KernelOrder.of(schema)
+    assert order.rungs == tuple(schema.rung_order) and order.peers == tuple(peer_kernels())
+    kernels = ["cute_fa2", "torch_cudnn", "mma", "zeta", "naive", "fa4", "wgmma_tma", "torch_fa2", "torch_new",
+               "tiled"]
+    assert order.ordered(kernels) == [
+        "naive", "tiled", "mma", "wgmma_tma", "torch_new", "zeta", "torch_fa2", "torch_cudnn", "fa4", "cute_fa2"]
+    assert order.is_peer("fa4") and not order.is_peer("mma") and not order.is_peer("torch_new")
+
+
+def test_every_peer_has_a_style_of_its_own_and_rungs_share_one(schema):
+    order = plot.KernelOrder.of(schema)
+    styles = plot.kernel_styles([*schema.rung_order, *peer_kernels()], order)
+    peer_styles = [(styles[k].linestyle, styles[k].marker, styles[k].hatch) for k in peer_kernels()]
+    assert len(set(peer_styles)) == len(peer_styles)
+    assert all(styles[k].peer and styles[k].linestyle != "-" and styles[k].marker != "o" for k in peer_kernels())
+    assert {(styles[k].linestyle, styles[k].marker, styles[k].hatch) for k in schema.rung_order} == {("-", "o", None)}
+    assert len({styles[k].color for k in styles}) == len(styles)
+
+
+def test_a_csv_of_an_older_fa_bench_reads_by_column_name(tmp_path, capsys):
+    # fa-bench before its model columns wrote 37 of today's columns: plot.py goes by name.
+    rows = sample_rows()
+    older = [c for c in rows[0] if c not in ("model_bytes", "bound_ms", "pct_of_bound", "bound_term", "peak_source",
+                                             "peak_tflops", "peak_gbs", "smem_per_cta", "regs_per_thread",
+                                             "ctas_per_sm", "waves")]
+    path = write_csv(tmp_path / "older.csv", rows, older[::-1])  # and in another order
+    assert plot.main([str(path), "--table", "--shape", "4,16,8192,128,0"]) == 0
+    assert [r["kernel"] for r in parse_markdown_table(capsys.readouterr().out)][:3] == ["naive", "tiled", "mma"]
+
+
+def test_a_saved_schema_replaces_the_binary(schema, tmp_path, monkeypatch, capsys):
+    saved = tmp_path / "schema.json"
+    saved.write_text(json.dumps(schema.data))
+    monkeypatch.setenv("FA_BENCH", str(tmp_path / "absent"))
+    assert plot.main([str(SAMPLE), "--table", "--schema-json", str(saved)]) == 0
+    capsys.readouterr()
+    assert plot.main([str(SAMPLE), "--table"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"plot.py: fa-bench not found: {tmp_path / 'absent'} ($FA_BENCH) is not an executable file"]
+
+
+def test_dtype_names_are_fa_benchs(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        plot.main([str(SAMPLE), "--table", "--dtype", "Float8"])
+    assert exit_info.value.code == 2
+    assert "--dtype Float8: must be one of Float16, BFloat16, Float32" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("text", ["4,16,8192,128", "4,16,8192,128,2", "a,b,c,d,e"])

@@ -1,0 +1,79 @@
+"""PyTorch's scaled_dot_product_attention with one backend forced at a time.
+
+    fa2       SDPBackend.FLASH_ATTENTION      (FlashAttention-2, vendored in PyTorch)  -> torch_fa2
+    cudnn     SDPBackend.CUDNN_ATTENTION      (cuDNN's fused attention)                -> torch_cudnn
+    efficient SDPBackend.EFFICIENT_ATTENTION  (xFormers' memory-efficient kernel)      -> torch_efficient
+    math      SDPBackend.MATH                 (unfused matmul + softmax + matmul)      -> torch_math
+
+SDPA takes (B, H, S, D) and its is_causal is top-left aligned, as fa-bench's mask. With one
+backend allowed, a shape it cannot run raises "No available kernel" after UserWarnings that say
+why; the row's note keeps those reasons.
+"""
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from .common import Backend, module_missing, one_line
+
+# PyTorch appends its C++ source location to every warning; it says nothing about the shape.
+_TRIGGERED_AT = re.compile(r"\s*\(Triggered internally at [^)]*\)\.?")
+
+
+def refusal_note(error: BaseException, warning_messages: Sequence[str]) -> str:
+    """The note of a row whose backend did not run: PyTorch's reasons, without the noise.
+
+    With one backend allowed, SDPA raises "No available kernel" and explains in UserWarnings,
+    which also cover the backends we disabled ourselves ("... has been runtime disabled") and
+    carry empty headers ("Flash attention kernel not used because:"). Keep only the reasons; an
+    error that is not a refusal (out of memory, ...) keeps its own text.
+    """
+    reasons = []
+    for message in warning_messages:
+        message = _TRIGGERED_AT.sub("", message).strip()
+        if not message or message.endswith("not used because:") or "has been runtime disabled" in message:
+            continue
+        if message not in reasons:
+            reasons.append(message)
+    error_text = _TRIGGERED_AT.sub("", str(error)).strip()
+    if "No available kernel" in error_text and reasons:
+        return one_line("refused: " + "; ".join(reasons))
+    return one_line(f"{type(error).__name__}: {error_text}")
+
+
+class SdpaBackend(Backend):
+    layout = "bhsd"
+    host_us_per_call = 50.0  # an SDPA call from Python: ~20-50 µs
+
+    def __init__(self, name: str, member: str, title: str):
+        self.name = name
+        self.kernel = "torch_" + name
+        self.member = member  # the SDPBackend member it forces
+        self.title = title
+
+    def unavailable(self) -> str:
+        if module_missing("torch"):
+            return "PyTorch is not installed"
+        return ""
+
+    def context(self):
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        return sdpa_kernel([getattr(SDPBackend, self.member)])
+
+    def prepare(self, torch, p, q, k, v, scale, tile):
+        import torch.nn.functional as F
+
+        def launch():
+            return F.scaled_dot_product_attention(q, k, v, is_causal=p.causal, scale=scale)
+        return launch
+
+    def failure_note(self, error, warning_messages):
+        return refusal_note(error, warning_messages)
+
+
+BACKENDS = [
+    SdpaBackend("fa2", "FLASH_ATTENTION", "PyTorch SDPA, FLASH_ATTENTION (FlashAttention-2)"),
+    SdpaBackend("cudnn", "CUDNN_ATTENTION", "PyTorch SDPA, CUDNN_ATTENTION (cuDNN)"),
+    SdpaBackend("efficient", "EFFICIENT_ATTENTION", "PyTorch SDPA, EFFICIENT_ATTENTION (memory-efficient)"),
+    SdpaBackend("math", "MATH", "PyTorch SDPA, MATH (unfused)"),
+]
