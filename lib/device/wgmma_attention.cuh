@@ -1,6 +1,6 @@
 // The kernel pieces shared by the Hopper rungs (05 `wgmma_tma`, 06 `wgmma_ws`, 07 `wgmma_overlap`):
 // the tile traits and shared-memory layout, the per-tile steps of one consumer warpgroup (issue
-// S = Q·Kᵀ, mask + online softmax, pack P, rescale O, issue O += P·V), the TMA tensor maps, and
+// S = Q·Kᵀ, mask + online softmax, pack P, rescale O, issue O += P·V), and
 // rung 05's producer-less kernel with the plain schedule. Rungs 06 and 07 have kernels of their
 // own (a producer warpgroup) built from the same steps, on WgmmaWsTraits and CtaSmem from here. See 05_wgmma_tma.cu for the design notes.
 //
@@ -8,8 +8,6 @@
 // compile to empty stubs elsewhere and the instances must not be registered there).
 #pragma once
 
-#include <cuda.h>  // CUtensorMap and the cuTensorMapEncodeTiled enums only: libcuda is not linked
-#include <cudaTypedefs.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -17,7 +15,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
-#include <vector>
 
 #include "device/block_info.cuh"
 #include "device/hopper.cuh"
@@ -34,7 +31,8 @@ struct WgmmaTmaTraits {
     using T = T_;
     static constexpr int kHeadDim = kHeadDim_;  // D
     static constexpr int kNumWG = kNumWG_;      // consumer warpgroups; each owns 64 query rows
-    static constexpr int kBlockM = 64 * kNumWG;  // query rows per CTA (wgmma M is 64 per warpgroup)
+    static constexpr int kWarpgroupRows = 64;   // query rows per consumer warpgroup = wgmma's M
+    static constexpr int kBlockM = kWarpgroupRows * kNumWG;  // query rows per CTA
     static constexpr int kBlockN = kBlockN_;    // keys per ring slot = N of S = Q·Kᵀ
     static constexpr int kStages = kStages_;    // K/V ring depth
     static constexpr int kNThreads = 128 * kNumWG;
@@ -464,82 +462,9 @@ __global__ void __launch_bounds__(Tr::kNThreads, 1)
 #endif  // FA_HOPPER_ENABLED
 }
 
-// ---- Host: tensor maps ----
-
-// cuTensorMapEncodeTiled from the driver at run time: fa-bench does not link libcuda, so it starts
-// on machines with no driver; this is only reached when a Hopper kernel is launched.
-inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled_fn() {
-    static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-        void* ptr = nullptr;
-        cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
-        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &ptr, 12000, cudaEnableDefault, &query) !=
-                cudaSuccess ||
-            query != cudaDriverEntryPointSuccess)
-            return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
-        return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(ptr);
-    }();
-    return fn;
-}
-
-// A 4-D map over one of Q/K/V/O: dims (head_dim, seqlen, heads, batch), element strides from
-// FwdParams (so bshd and bhsd are the same code), box (64 columns = 128 bytes, box_rows, 1, 1),
-// 128-byte swizzle, out-of-bounds elements read as zero (CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE).
-inline bool encode_map(CUtensorMap* map, DType dtype, const void* base, int head_dim, int seqlen, int heads, int batch,
-                int64_t row_stride, int64_t head_stride, int64_t batch_stride, int box_rows) {
-    const auto encode = encode_tiled_fn();
-    if (encode == nullptr) return false;
-    const cuuint64_t elem = 2;
-    cuuint64_t dims[4] = {cuuint64_t(head_dim), cuuint64_t(seqlen), cuuint64_t(heads), cuuint64_t(batch)};
-    // Byte strides of dims 1..3 (TMA: multiples of 16, < 2^40; not required to grow with the
-    // dimension index, which is what lets bshd's head stride be smaller than its row stride). A
-    // size-1 dimension's stride is never applied: give it a valid value whatever the caller set.
-    cuuint64_t strides[3] = {cuuint64_t(row_stride) * elem, cuuint64_t(head_stride) * elem,
-                             cuuint64_t(batch_stride) * elem};
-    for (int i = 0; i < 3; ++i)
-        if (dims[i + 1] == 1) strides[i] = 16;
-    cuuint32_t box[4] = {64, cuuint32_t(box_rows), 1, 1};
-    cuuint32_t elem_strides[4] = {1, 1, 1, 1};
-    const CUtensorMapDataType type =
-        dtype == DType::BFloat16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-    const CUresult r = encode(map, type, 4, const_cast<void*>(base), dims, strides, box, elem_strides,
-                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    return r == CUDA_SUCCESS;
-}
-
-// The four tensor maps of one launch (Q boxes of kBlockM rows, K/V of kBlockN, O of 64: each
-// consumer warpgroup stores its own 64 rows). false if the driver entry point is missing or TMA
-// cannot take the pointers/strides. Four ~µs driver calls per launch: negligible next to any
-// kernel worth measuring.
-template <class Tr>
-bool encode_maps(const FwdParams& p, CUtensorMap* tm_q, CUtensorMap* tm_k, CUtensorMap* tm_v, CUtensorMap* tm_o) {
-    return encode_map(tm_q, p.dtype, p.q, p.head_dim, p.seqlen_q, p.heads, p.batch, p.q_row_stride, p.q_head_stride,
-                      p.q_batch_stride, Tr::kBlockM) &&
-           encode_map(tm_k, p.dtype, p.k, p.head_dim, p.seqlen_k, p.heads, p.batch, p.k_row_stride, p.k_head_stride,
-                      p.k_batch_stride, Tr::kBlockN) &&
-           encode_map(tm_v, p.dtype, p.v, p.head_dim, p.seqlen_k, p.heads, p.batch, p.v_row_stride, p.v_head_stride,
-                      p.v_batch_stride, Tr::kBlockN) &&
-           encode_map(tm_o, p.dtype, p.o, p.head_dim, p.seqlen_q, p.heads, p.batch, p.o_row_stride, p.o_head_stride,
-                      p.o_batch_stride, 64);
-}
-
-// Launches `kernel` (signature of wgmma_tma_fwd_kernel) with Tr's grid, kLaunchThreads threads and
-// Tr::kSmemBytes of dynamic shared memory.
-template <class Tr, int kLaunchThreads>
-cudaError_t launch_with_maps(void (*kernel)(const FwdParams, const CUtensorMap, const CUtensorMap, const CUtensorMap,
-                                            const CUtensorMap),
-                             const FwdParams& p, cudaStream_t stream) {
-    if (p.head_dim != Tr::kHeadDim || p.dtype != dtype_of<typename Tr::T>()) return cudaErrorInvalidValue;
-    CUtensorMap tm_q, tm_k, tm_v, tm_o;
-    if (!encode_maps<Tr>(p, &tm_q, &tm_k, &tm_v, &tm_o)) return cudaErrorInvalidValue;
-    if (const cudaError_t e = prepare_smem(kernel, Tr::kSmemBytes); e != cudaSuccess) return e;
-    kernel<<<fwd_grid(p, Tr::kBlockM), kLaunchThreads, Tr::kSmemBytes, stream>>>(p, tm_q, tm_k, tm_v, tm_o);
-    return cudaGetLastError();
-}
-
 template <class Tr>
 cudaError_t launch_wgmma_tma(const FwdParams& p, cudaStream_t stream) {
-    return launch_with_maps<Tr, Tr::kNThreads>(wgmma_tma_fwd_kernel<Tr>, p, stream);
+    return launch_tma_fwd<Tr, Tr::kNThreads>(wgmma_tma_fwd_kernel<Tr>, p, stream);
 }
 
 // Registry entry of the producer-less kernel (rungs 05 and 07): num_threads = threads launched.

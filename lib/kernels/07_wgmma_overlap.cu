@@ -278,7 +278,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
 
 template <class Tr>
 cudaError_t launch_wgmma_overlap(const FwdParams& p, cudaStream_t stream) {
-    return wgmma::launch_with_maps<Tr, Tr::kLaunchThreads>(wgmma_overlap_fwd_kernel<Tr>, p, stream);
+    return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_overlap_fwd_kernel<Tr>, p, stream);
 }
 
 // num_threads = consumer threads (the registry's tile rule); kLaunchThreads = that + 128.
