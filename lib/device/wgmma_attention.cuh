@@ -65,10 +65,8 @@ struct WgmmaTmaTraits {
 
     static_assert(sizeof(T) == 2, "wgmma here takes bf16 or fp16 operands");
     static_assert(kHeadDim % 64 == 0, "rows are whole 128-byte swizzle atoms (64 elements)");
-    static_assert(kHeadDim == 64 || kHeadDim == 128 || kHeadDim == 192 || kHeadDim == 256,
-                  "O += P·V uses wgmma N = head_dim (instantiated for 64/128/192/256)");
-    static_assert(kBlockN == 64 || kBlockN == 128 || kBlockN == 192 || kBlockN == 256,
-                  "S = Q·Kᵀ uses wgmma N = kBlockN (instantiated for 64/128/192/256)");
+    static_assert(kHeadDim == 64 || kHeadDim == 128, "O += P·V uses wgmma N = head_dim (hopper.cuh has N = 64, 128)");
+    static_assert(kBlockN == 64 || kBlockN == 128, "S = Q·Kᵀ uses wgmma N = kBlockN (hopper.cuh has N = 64, 128)");
     static_assert(kBlockM <= 256 && kBlockN <= 256, "a TMA box spans at most 256 rows");
     static_assert(kNumWG >= 1 && kNThreads <= 1024, "1..8 consumer warpgroups");
     static_assert(kStages >= 2, "a ring of one slot would serialize copy and compute");
