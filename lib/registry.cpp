@@ -31,7 +31,6 @@ const std::vector<KernelInfo>& kernel_registry() {
         {7, "wgmma_overlap",
          "wgmma_ws + intra-warpgroup overlap: S(t+1) issued with P(t).V(t), softmax under the PV wgmma (+128 launched)",
          90, &wgmma_overlap_instances, nullptr, true},
-        // FA_LADDER_REGISTRY
     };
     return kRegistry;
 }

@@ -1,6 +1,9 @@
 // Hopper (sm_90a) PTX wrappers, each named after the instruction it emits: mbarrier transaction
-// counts (plain mbarrier init / arrive / wait, sm_80+, are in ptx.cuh), TMA (cp.async.bulk.tensor), proxy fences, wgmma and its shared-memory matrix descriptors,
-// setmaxnreg and named barriers. Rung 5 (`wgmma_tma`) is built on these.
+// counts (plain mbarrier init / arrive / wait, sm_80+, are in ptx.cuh), TMA (cp.async.bulk.tensor),
+// proxy fences, wgmma and its shared-memory matrix descriptors, setmaxnreg and named barriers.
+// Rungs 5-7 are built on these; rung 4's sm_90a rows use setmaxnreg. Only what a rung uses is
+// here: the 4-D TMA load and store (the maps are (head_dim, seqlen, heads, batch)) and wgmma with
+// N = 64 and 128 (head_dim and key-tile sizes of the instantiated tiles).
 //
 // Everything here needs `-gencode=arch=compute_90a,code=sm_90a` (wgmma and setmaxnreg exist only
 // on the "a" target). The bodies are compiled only where __CUDA_ARCH_FEAT_SM90_ALL is defined, so
@@ -53,27 +56,6 @@ __device__ __forceinline__ void mbarrier_arrive_expect_tx(uint32_t bar, uint32_t
 // towards complete_tx) and clipped on store. `tmap` is the generic address of a CUtensorMap that
 // lives in kernel-parameter (__grid_constant__), constant or global memory.
 // ---------------------------------------------------------------------------------------------
-
-__device__ __forceinline__ void tma_load_2d(uint32_t smem_dst, const void* tmap, uint32_t bar, int c0, int c1) {
-#if FA_HOPPER_ENABLED
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
-            smem_dst),
-        "l"(reinterpret_cast<uint64_t>(tmap)), "r"(c0), "r"(c1), "r"(bar)
-        : "memory");
-#endif
-}
-
-__device__ __forceinline__ void tma_load_3d(uint32_t smem_dst, const void* tmap, uint32_t bar, int c0, int c1,
-                                            int c2) {
-#if FA_HOPPER_ENABLED
-    asm volatile(
-        "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
-        "[%5];\n" ::"r"(smem_dst),
-        "l"(reinterpret_cast<uint64_t>(tmap)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
-        : "memory");
-#endif
-}
 
 __device__ __forceinline__ void tma_load_4d(uint32_t smem_dst, const void* tmap, uint32_t bar, int c0, int c1,
                                             int c2, int c3) {
@@ -246,7 +228,8 @@ __device__ __forceinline__ uint64_t make_smem_desc_sw128(uint32_t smem_addr, uin
            (static_cast<uint64_t>((sbo_bytes & 0x3FFFF) >> 4) << 32) | (1ull << 62);
 }
 
-// wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}: N is the template argument of WgmmaM64.
+// wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}: N is the template argument of WgmmaM64
+// (specialized for 64 and 128; another N is one more specialization with its operand lists).
 //   ss<T>(d, desc_a, desc_b, scale_d):     A and B from shared memory (both K-major here:
 //                                          imm-trans-a = imm-trans-b = 0).
 //   rs<T, kTransB>(d, a, desc_b, scale_d): A from registers (4 x b32 per thread: the m16n8k16
@@ -282,54 +265,6 @@ struct WgmmaM64;
     "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
     "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
     "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-
-#define FA_WGMMA_D_REGS_N192 "{"\
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15" ", "\
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" ", "\
-    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47" ", "\
-    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63" ", "\
-    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79" ", "\
-    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95" "}"
-#define FA_WGMMA_D_OPERANDS_N192 \
-    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-    "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
-    "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
-    "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
-    "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
-    "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
-    "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
-    "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
-    "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
-    "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
-    "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
-
-#define FA_WGMMA_D_REGS_N256 "{"\
-    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15" ", "\
-    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" ", "\
-    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47" ", "\
-    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63" ", "\
-    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79" ", "\
-    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95" ", "\
-    "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111" ", "\
-    "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127" "}"
-#define FA_WGMMA_D_OPERANDS_N256 \
-    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-    "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
-    "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
-    "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
-    "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
-    "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
-    "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
-    "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
-    "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
-    "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
-    "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
-    "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
-    "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
-    "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
-    "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
 
 template <>
 struct WgmmaM64<64> {
@@ -403,85 +338,9 @@ struct WgmmaM64<128> {
     }
 };
 
-template <>
-struct WgmmaM64<192> {
-    template <typename T>
-    static __device__ __forceinline__ void ss(float (&d)[96], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
-        if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
-                         "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 " FA_WGMMA_D_REGS_N192
-                         ", %96, %97, p, 1, 1, 0, 0;\n}\n"
-                         : FA_WGMMA_D_OPERANDS_N192
-                         : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-        } else {
-            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
-                         "wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16 " FA_WGMMA_D_REGS_N192
-                         ", %96, %97, p, 1, 1, 0, 0;\n}\n"
-                         : FA_WGMMA_D_OPERANDS_N192
-                         : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-        }
-    }
-    template <typename T, int kTransB>
-    static __device__ __forceinline__ void rs(float (&d)[96], const uint32_t (&a)[4], uint64_t desc_b, uint32_t scale_d) {
-        if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %101, 0;\n"
-                         "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 " FA_WGMMA_D_REGS_N192
-                         ", {%96, %97, %98, %99}, %100, p, 1, 1, %102;\n}\n"
-                         : FA_WGMMA_D_OPERANDS_N192
-                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d), "n"(kTransB));
-        } else {
-            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %101, 0;\n"
-                         "wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16 " FA_WGMMA_D_REGS_N192
-                         ", {%96, %97, %98, %99}, %100, p, 1, 1, %102;\n}\n"
-                         : FA_WGMMA_D_OPERANDS_N192
-                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d), "n"(kTransB));
-        }
-    }
-};
-
-template <>
-struct WgmmaM64<256> {
-    template <typename T>
-    static __device__ __forceinline__ void ss(float (&d)[128], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
-        if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                         "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " FA_WGMMA_D_REGS_N256
-                         ", %128, %129, p, 1, 1, 0, 0;\n}\n"
-                         : FA_WGMMA_D_OPERANDS_N256
-                         : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-        } else {
-            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                         "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " FA_WGMMA_D_REGS_N256
-                         ", %128, %129, p, 1, 1, 0, 0;\n}\n"
-                         : FA_WGMMA_D_OPERANDS_N256
-                         : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-        }
-    }
-    template <typename T, int kTransB>
-    static __device__ __forceinline__ void rs(float (&d)[128], const uint32_t (&a)[4], uint64_t desc_b, uint32_t scale_d) {
-        if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
-                         "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " FA_WGMMA_D_REGS_N256
-                         ", {%128, %129, %130, %131}, %132, p, 1, 1, %134;\n}\n"
-                         : FA_WGMMA_D_OPERANDS_N256
-                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d), "n"(kTransB));
-        } else {
-            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
-                         "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " FA_WGMMA_D_REGS_N256
-                         ", {%128, %129, %130, %131}, %132, p, 1, 1, %134;\n}\n"
-                         : FA_WGMMA_D_OPERANDS_N256
-                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d), "n"(kTransB));
-        }
-    }
-};
-
 #undef FA_WGMMA_D_REGS_N64
 #undef FA_WGMMA_D_OPERANDS_N64
 #undef FA_WGMMA_D_REGS_N128
 #undef FA_WGMMA_D_OPERANDS_N128
-#undef FA_WGMMA_D_REGS_N192
-#undef FA_WGMMA_D_OPERANDS_N192
-#undef FA_WGMMA_D_REGS_N256
-#undef FA_WGMMA_D_OPERANDS_N256
 
 }  // namespace fa::hopper

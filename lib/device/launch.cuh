@@ -9,6 +9,7 @@
 
 #include "fa/kernel_api.h"
 #include "fa/params.h"
+#include "hopper_tma.h"
 
 namespace fa {
 
@@ -44,6 +45,22 @@ template <class Tr, auto kKernel, bool kMaxCarveout>
 cudaError_t launch_fwd(const FwdParams& p, cudaStream_t stream) {
     if (const cudaError_t e = prepare_smem(kKernel, Tr::kSmemBytes, kMaxCarveout); e != cudaSuccess) return e;
     kKernel<<<fwd_grid(p, Tr::kBlockM), Tr::kNThreads, Tr::kSmemBytes, stream>>>(p);
+    return cudaGetLastError();
+}
+
+// The launch of the Hopper rungs (5-7), whose kernels take FwdParams and the four TMA maps: the
+// maps are encoded for Tr's tiles (Q boxes of kBlockM rows, K/V of kBlockN, O of one consumer
+// warpgroup's 64 rows), then as launch_fwd with kLaunchThreads threads (rungs 6-7 launch a
+// producer warpgroup on top of Tr::kNThreads). cudaErrorInvalidValue if the problem is not Tr's
+// or the maps cannot be encoded. Never synchronizes.
+template <class Tr, int kLaunchThreads, typename Kernel>
+cudaError_t launch_tma_fwd(Kernel kernel, const FwdParams& p, cudaStream_t stream) {
+    if (p.head_dim != Tr::kHeadDim || p.dtype != dtype_of<typename Tr::T>()) return cudaErrorInvalidValue;
+    FwdTensorMaps maps;
+    if (!encode_fwd_tensor_maps(p, TmaBoxRows{Tr::kBlockM, Tr::kBlockN, Tr::kWarpgroupRows}, &maps))
+        return cudaErrorInvalidValue;
+    if (const cudaError_t e = prepare_smem(kernel, Tr::kSmemBytes); e != cudaSuccess) return e;
+    kernel<<<fwd_grid(p, Tr::kBlockM), kLaunchThreads, Tr::kSmemBytes, stream>>>(p, maps.q, maps.k, maps.v, maps.o);
     return cudaGetLastError();
 }
 

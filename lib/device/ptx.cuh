@@ -28,20 +28,6 @@ __device__ __forceinline__ void cp_async_wait_group() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 }
 
-// ldmatrix.x4: four 8x8 b16 matrices; lanes 8i..8i+7 give the row addresses of matrix i.
-__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* smem_row) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(smem_u32(smem_row)));
-}
-
-// ldmatrix.x4.trans: as ldmatrix_x4, each 8x8 matrix transposed on the way (V for O += P·V).
-__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* smem_row) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(smem_u32(smem_row)));
-}
-
 // D = A·B + C, A 16x16 (row), B 16x8 (col), fp32 accumulate. A: 4 regs, B: 2 regs, C/D: 4 floats.
 template <typename T>
 __device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]);
@@ -89,23 +75,26 @@ __device__ __forceinline__ float ex2_approx(float x) {
     return y;
 }
 
-// ---- Appended for rungs 3-4 (mma, warp_specialized) ----
+// ---- Shared-memory operands by 32-bit address (rungs 3-7) ----
+// These take a shared-window address (smem_u32) instead of a generic pointer: the main loops keep
+// one 32-bit base per tile and add per-lane swizzled offsets and compile-time immediates, instead
+// of carrying 64-bit generic pointers through cvta for every load.
 
-// Overloads taking a 32-bit shared-memory address (smem_u32) instead of a generic pointer: the
-// main loops keep one 32-bit base per tile and add per-lane swizzled offsets and compile-time
-// immediates, instead of carrying 64-bit generic pointers through cvta for every load.
+// ldmatrix.x4: four 8x8 b16 matrices; lanes 8i..8i+7 give the row addresses of matrix i.
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t smem_addr) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                  : "r"(smem_addr));
 }
 
+// ldmatrix.x4.trans: as ldmatrix_x4, each 8x8 matrix transposed on the way (V for O += P·V).
 __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t smem_addr) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                  : "r"(smem_addr));
 }
 
+// cp_async_cg_16 above, to a shared-window address.
 __device__ __forceinline__ void cp_async_cg_16(uint32_t smem_dst, const void* gmem_src, int src_bytes = 16) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_dst), "l"(gmem_src), "r"(src_bytes));
 }

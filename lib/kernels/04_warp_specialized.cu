@@ -2,6 +2,13 @@
 // cp.async while consumer warps only compute (mma.sync, as rung 3), handed off through two rings
 // of mbarriers (FULL: producer -> consumers, EMPTY: consumers -> producer).
 //
+// This file is compiled into both kernel libraries (lib/CMakeLists.txt): into fa_kernels for every
+// architecture, where it defines the portable rows and warp_specialized_instances(), and into
+// fa_kernels_sm90a with FA_BUILD_SM90A, where it defines warp_specialized_sm90a_instances(), the
+// rows whose producer warpgroup hands its registers over with setmaxnreg, an instruction only the
+// architecture-specific sm_90a target has. The portable build lists those rows first (the
+// default on an sm_90 device; "Registers decide the shape" below says why there are two).
+//
 // What changed from rung 3 (mma), and why:
 //   - Roles. In rung 3 every warp issues its share of each K/V copy and all warps of a CTA meet at
 //     one __syncthreads per key tile. Here the warps after the consumers are producers: they copy

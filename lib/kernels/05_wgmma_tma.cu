@@ -41,8 +41,8 @@
 // other's GEMMs do); rung 07 (`wgmma_overlap`) overlaps each warpgroup's softmax with its own
 // P·V (FA3's intra-warpgroup pipelining).
 //
-// The kernel, the traits and the per-tile steps live in device/wgmma_attention.cuh (rungs 06 and
-// 07 build their own kernels from the same steps).
+// The kernel is below; the tile (device/wgmma_traits.cuh) and the per-tile steps
+// (device/wgmma_steps.cuh) are shared with rungs 06 and 07.
 //
 // Prediction (H100 SXM, bf16, B·H·S = 2·16·8192, non-causal): per 128-key tile a warpgroup issues
 // 2·64·128·d MACs of wgmma (d=128: 4.2 MFLOP, ~0.56 µs of its SM's tensor core at ~990 TFLOP/s
@@ -62,30 +62,171 @@
 //   bf16/fp16  128  128 x 128 x 256   3       230,468    179    1 (smem)
 //   bf16/fp16  64   192 x 128 x 384   4       156,760    150    1 (smem, registers)
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
 #include <vector>
 
-#include "device/wgmma_attention.cuh"
+#include "device/block_info.cuh"
+#include "device/hopper.cuh"
+#include "device/launch.cuh"
+#include "device/ptx.cuh"
+#include "device/wgmma_steps.cuh"
+#include "device/wgmma_traits.cuh"
 #include "kernels/kernels.h"
 
 namespace fa {
 namespace {
 
-using wgmma::WgmmaTmaTraits;
+// Rung 5's release state after the full barriers: one u32 counter per ring slot (sm.release), as
+// no producer warpgroup exists to wait on an "empty" barrier; the last warp to release a slot
+// refills it.
+template <class Config>
+struct WgmmaTmaTraits : wgmma::TileTraits<Config> {
+    using Tile = wgmma::TileTraits<Config>;
+    static constexpr int kSmemBytes = Tile::kOffRelease + 4 * Tile::kStages + Tile::kAlignSlack;
+    static_assert(kSmemBytes <= 227 * 1024, "fits sm_90's 227 KiB opt-in shared memory per block");
+};
 
-//                              T              D   WGs  N   stages overlap
-using Bf16D128 = WgmmaTmaTraits<__nv_bfloat16, 128, 2, 128, 3>;
-using Bf16D64 = WgmmaTmaTraits<__nv_bfloat16, 64, 3, 128, 4>;
-using Fp16D128 = WgmmaTmaTraits<__half, 128, 2, 128, 3>;
-using Fp16D64 = WgmmaTmaTraits<__half, 64, 3, 128, 4>;
+// Grid and coordinates: BlockCoords (x = query tile, heaviest causal tiles first; y = head;
+// z = batch). Every warpgroup computes (64 query rows each); thread 0 also issues the loads of Q
+// and of the first kStages key tiles, and the last warp to release a slot issues its refill.
+// Synchronization, all of it (each wait is satisfied by construction; n = the CTA's key tiles):
+//   bar_q      (count 1): thread 0's arrive.expect_tx + the Q bytes. Waited once, parity 0, by all.
+//   k_full[s], v_full[s] (count 1 each): arm = arrive.expect_tx by the thread issuing tile t into
+//              slot s = t % kStages, complete = its bytes. Use r = t / kStages of the slot is
+//              waited with parity r & 1. Tiles 0..min(kStages, n)-1 are issued by thread 0 before
+//              the loop; tile t >= kStages is issued when every warp has released tile
+//              t - kStages. Every warp releases tile i at the end of iteration i, and iteration i
+//              waits for K(i) and V(i), whose loads need the releases of tile i - kStages <= i - 2
+//              (kStages >= 2, asserted in TileTraits): iteration i of any warp depends only on
+//              iterations < i of all warps, so no cycle and no deadlock, for any n (0 included:
+//              then only Q is loaded, and it is still waited for, so no TMA is in flight when the
+//              CTA ends).
+//   counter[s] (u32): one atom.add per warp per use of slot s; the warp that sees old value
+//              ≡ kConsumerWarps - 1 (mod kConsumerWarps) is the last releaser of that use and
+//              refills the slot. Uses of a slot cannot interleave: use r+1's tile is loaded only
+//              after use r's last arrival. acq_rel orders every warp's completed wgmma reads of the
+//              slot (wait_group returned before its arrival) before the refill's TMA writes.
+//   named barrier kEpilogueBar + wg (128 threads): a warpgroup's O rows are in shared memory (and
+//              fenced for the async proxy) before its first thread TMA-stores them.
+template <class Tr>
+__global__ void __launch_bounds__(Tr::kNThreads, 1)
+    wgmma_tma_fwd_kernel(const FwdParams p, const __grid_constant__ CUtensorMap tm_q,
+                         const __grid_constant__ CUtensorMap tm_k, const __grid_constant__ CUtensorMap tm_v,
+                         const __grid_constant__ CUtensorMap tm_o) {
+#if FA_HOPPER_ENABLED
+    constexpr int kStages = Tr::kStages;
+
+    extern __shared__ unsigned char smem_raw[];
+    const wgmma::CtaSmem<Tr> sm(smem_raw);
+    const BlockCoords blk(p, Tr::kBlockM, Tr::kBlockN);
+    const int n_tiles = blk.key_tiles();
+    const int tid = threadIdx.x;
+
+    if (tid == 0) {
+        sm.init_full_barriers();
+#pragma unroll
+        for (int s = 0; s < kStages; ++s) ptx::st_shared_b32(sm.release + 4 * s, 0u);  // counter[s]
+        hopper::fence_mbarrier_init();
+    }
+    __syncthreads();
+
+    if (tid == 0) {
+        wgmma::load_q<Tr>(sm, &tm_q, blk);
+        const int prologue = n_tiles < kStages ? n_tiles : kStages;
+        for (int t = 0; t < prologue; ++t) wgmma::load_kv_tile<Tr>(sm, t, &tm_k, &tm_v, blk);
+    }
+
+    // ---- Consumers: every warpgroup, 64 query rows each ----
+    const wgmma::ConsumerThread<Tr> c(tid);
+    const wgmma::OperandDescs<Tr> desc(sm, c.wg);
+
+    float o[Tr::kAccO];
+#pragma unroll
+    for (int i = 0; i < Tr::kAccO; ++i) o[i] = 0.0f;
+    float row_max[2] = {-CUDART_INF_F, -CUDART_INF_F};  // running max of s·scale_log2
+    float row_sum[2] = {0.0f, 0.0f};                    // this thread's partial sums (4 lanes per row)
+    float s[Tr::kAccS];                                 // S of the newest tile, then its P (fp32)
+    uint32_t pa[Tr::kKStepsPV * 4];                     // P as wgmma A fragments
+    float rescale[2];
+
+    // Releases ring slot `slot` after tile `tile` (its K and V reads by this warp are complete);
+    // the last warp to release refills it with tile + kStages. Captures the few 32-bit values by
+    // copy and the 128-byte tensor maps by reference (with sm by reference, ptxas's schedule of
+    // the d=128 kernels changes; with this capture it is the one it was before the refactor).
+    auto release = [=, &tm_k, &tm_v](int slot, int tile) {
+        __syncwarp();
+        if (c.lane == 0) {
+            const uint32_t old = hopper::atom_add_acq_rel_cta_shared(sm.release + 4 * slot, 1u);
+            if (old % Tr::kConsumerWarps == Tr::kConsumerWarps - 1 && tile + kStages < n_tiles)
+                wgmma::load_kv_tile<Tr>(sm, tile + kStages, &tm_k, &tm_v, blk);
+        }
+    };
+
+    ptx::mbarrier_wait_parity(sm.bar_q, 0);
+
+    int stage = 0;
+    uint32_t phase = 0;
+    // Plain schedule: S(t), softmax(t), O += P(t)·V(t), each waited before the next.
+#pragma unroll 1
+    for (int t = 0; t < n_tiles; ++t) {
+        ptx::mbarrier_wait_parity(sm.bar_k0 + 8 * stage, phase);
+        hopper::warpgroup_fence_operand(s);
+        hopper::wgmma_fence();
+        wgmma::issue_qk<Tr>(s, desc.q, desc.k, stage);
+        hopper::wgmma_commit_group();
+        hopper::warpgroup_fence_operand(s);
+        hopper::wgmma_wait_group<0>();
+        hopper::warpgroup_fence_operand(s);
+        wgmma::softmax_tile<Tr>(s, row_max, row_sum, rescale, p, blk, t, c);
+        wgmma::rescale_o<Tr>(o, rescale);
+        wgmma::pack_p<Tr>(pa, s);
+        ptx::mbarrier_wait_parity(sm.bar_v0 + 8 * stage, phase);
+        hopper::warpgroup_fence_operand(o);
+        hopper::warpgroup_fence_operand(pa);
+        hopper::wgmma_fence();
+        wgmma::issue_pv<Tr>(o, pa, desc.v, stage);
+        hopper::wgmma_commit_group();
+        hopper::warpgroup_fence_operand(o);
+        hopper::wgmma_wait_group<0>();
+        hopper::warpgroup_fence_operand(o);
+        hopper::warpgroup_fence_operand(pa);
+        release(stage, t);
+        if (++stage == kStages) {
+            stage = 0;
+            phase ^= 1u;
+        }
+    }
+
+    // ---- Epilogue: O / l, into this warpgroup's Q rows (swizzled as TMA reads it), TMA store ----
+    // This warpgroup's last wgmma reading its Q rows has completed (wait_group 0 above), and no
+    // other warpgroup reads them.
+    wgmma::store_o_tile<Tr>(o, row_sum, c, sm, &tm_o, blk, p);
+#endif  // FA_HOPPER_ENABLED
+}
+
+template <class Tr>
+cudaError_t launch_wgmma_tma(const FwdParams& p, cudaStream_t stream) {
+    return launch_tma_fwd<Tr, Tr::kNThreads>(wgmma_tma_fwd_kernel<Tr>, p, stream);
+}
+
+// The registry row of Config's tile: num_threads = the threads launched (every one computes).
+template <class Config>
+KernelInstance wgmma_tma_instance() {
+    using Tr = WgmmaTmaTraits<Config>;
+    return instance_of<Tr>(reinterpret_cast<const void*>(&wgmma_tma_fwd_kernel<Tr>), &launch_wgmma_tma<Tr>);
+}
 
 }  // namespace
 
 const std::vector<KernelInstance>& wgmma_tma_instances() {
     static const std::vector<KernelInstance> instances = {
-        wgmma::make_instance<Bf16D128>(),
-        wgmma::make_instance<Bf16D64>(),
-        wgmma::make_instance<Fp16D128>(),
-        wgmma::make_instance<Fp16D64>(),
+        wgmma_tma_instance<wgmma::WgmmaTileD128<__nv_bfloat16>>(),
+        wgmma_tma_instance<wgmma::WgmmaTileD64<__nv_bfloat16>>(),
+        wgmma_tma_instance<wgmma::WgmmaTileD128<__half>>(),
+        wgmma_tma_instance<wgmma::WgmmaTileD64<__half>>(),
     };
     return instances;
 }

@@ -1,0 +1,247 @@
+// The per-tile steps of the Hopper rungs (5 `wgmma_tma`, 6 `wgmma_ws`, 7 `wgmma_overlap`), one
+// function each, so that a kernel reads as its schedule:
+//   loads (one thread, TMA):     load_q, load_kv_tile
+//   a consumer warpgroup:        issue_qk (S = Q·Kᵀ), softmax_tile (mask, online softmax, S -> P in
+//                                fp32), rescale_o, pack_p (P -> wgmma A fragments), issue_pv (O += P·V)
+//   its epilogue:                store_o_tile (O / l through shared memory, TMA store)
+// and ConsumerThread (where a consumer thread sits in the fragment layout) and OperandDescs (its
+// warpgroup's wgmma operand descriptors). Rung 5's design notes (05_wgmma_tma.cu) say why the steps are what they are.
+//
+// Every .cu that includes this header must be compiled for sm_90a (device/hopper.cuh).
+#pragma once
+
+#include <cuda.h>  // CUtensorMap (the maps are encoded on the host: lib/hopper_tma.cpp)
+
+#include <cstdint>
+
+#include "device/block_info.cuh"
+#include "device/hopper.cuh"
+#include "device/mask.cuh"
+#include "device/online_softmax.cuh"
+#include "device/ptx.cuh"
+#include "device/wgmma_traits.cuh"
+#include "fa/params.h"
+
+namespace fa::wgmma {
+
+// ---- Loads: issued by one thread; each completes a full mbarrier by its bytes ----
+
+// Q tile of the CTA: kChunks boxes of 64 columns x kBlockM rows, on bar_q.
+template <class Tr>
+__device__ __forceinline__ void load_q(const CtaSmem<Tr>& sm, const CUtensorMap* tm_q, const BlockCoords& blk) {
+    hopper::mbarrier_arrive_expect_tx(sm.bar_q, Tr::kQBytes);
+#pragma unroll
+    for (int c = 0; c < Tr::kChunks; ++c)
+        hopper::tma_load_4d(sm.q + c * Tr::kQChunkBytes, tm_q, sm.bar_q, c * Tr::kAtomCols, blk.m_start, blk.head,
+                            blk.batch);
+}
+
+// Key tile t of the CTA (its t-th, counted from key_tile_begin) into ring slot t % kStages: K and
+// V, each on its own full barrier, so S = Q·Kᵀ can start before V has landed.
+template <class Tr>
+__device__ __forceinline__ void load_kv_tile(const CtaSmem<Tr>& sm, int t, const CUtensorMap* tm_k,
+                                             const CUtensorMap* tm_v, const BlockCoords& blk) {
+    const int s = t % Tr::kStages;
+    const int row = (blk.key_tile_begin + t) * Tr::kBlockN;
+    const uint32_t bar_k = sm.bar_k0 + 8 * s, bar_v = sm.bar_v0 + 8 * s;
+    hopper::mbarrier_arrive_expect_tx(bar_k, Tr::kKVBytes);
+#pragma unroll
+    for (int c = 0; c < Tr::kChunks; ++c)
+        hopper::tma_load_4d(sm.k + s * Tr::kKVBytes + c * Tr::kKVChunkBytes, tm_k, bar_k, c * Tr::kAtomCols, row,
+                            blk.head_kv, blk.batch);
+    hopper::mbarrier_arrive_expect_tx(bar_v, Tr::kKVBytes);
+#pragma unroll
+    for (int c = 0; c < Tr::kChunks; ++c)
+        hopper::tma_load_4d(sm.v + s * Tr::kKVBytes + c * Tr::kKVChunkBytes, tm_v, bar_v, c * Tr::kAtomCols, row,
+                            blk.head_kv, blk.batch);
+}
+
+// ---- A consumer warpgroup ----
+// Fragment convention (hopper.cuh, WgmmaM64): thread (warp w of its warpgroup, lane l) holds rows
+// r0 = 16w + l/4 and r0 + 8 of the warpgroup's 64, element 4j + 2h + e at row r0 + 8h, column
+// 8j + 2(l%4) + e.
+
+// Consumer thread `ctid` (counted from the first consumer thread): its warpgroup, warp, lane and
+// the rows and columns it holds.
+template <class Tr>
+struct ConsumerThread {
+    int ctid;
+    int wg;    // consumer warpgroup: query rows 64·wg .. 64·wg + 63 of the CTA tile
+    int warp;  // warp in the warpgroup
+    int lane;
+    int r0;    // this thread's rows in the CTA tile: r0 and r0 + 8
+    int c0;    // its column offset inside each 8-column group
+
+    __device__ __forceinline__ explicit ConsumerThread(int consumer_tid)
+        : ctid(consumer_tid),
+          wg(consumer_tid / 128),
+          warp((consumer_tid / 32) % 4),
+          lane(consumer_tid % 32),
+          r0(wg * Tr::kWarpgroupRows + warp * 16 + lane / 4),
+          c0(2 * (lane % 4)) {}
+};
+
+// The wgmma descriptor bases of consumer warpgroup wg's operands (field derivations in
+// hopper.cuh). Q: K-major, the warpgroup's 64 rows start 64·128 bytes into each 64-column block.
+// K: K-major. V: MN-major, LBO = distance between its 64-column blocks (used at head_dim 128).
+template <class Tr>
+struct OperandDescs {
+    uint64_t q, k, v;
+
+    __device__ __forceinline__ OperandDescs(const CtaSmem<Tr>& sm, int wg)
+        : q(hopper::make_smem_desc_sw128(sm.q + wg * Tr::kWarpgroupRows * 128, 16, 1024)),
+          k(hopper::make_smem_desc_sw128(sm.k, 16, 1024)),
+          v(hopper::make_smem_desc_sw128(sm.v, Tr::kKVChunkBytes, 1024)) {}
+};
+
+// ---- Per key tile ----
+
+// Issues S = Q·Kᵀ for ring slot `stage` (no fence / commit: the caller brackets the batch).
+template <class Tr>
+__device__ __forceinline__ void issue_qk(float (&s)[Tr::kAccS], uint64_t desc_q, uint64_t desc_k, int stage) {
+#pragma unroll
+    for (int kk = 0; kk < Tr::kKStepsQK; ++kk) {
+        // k16 step kk: 64-column block kk/4, 32 bytes per step inside the 128-byte atom row.
+        const uint32_t off_q = (kk / 4) * Tr::kQChunkBytes + (kk % 4) * 32;
+        const uint32_t off_k = stage * Tr::kKVBytes + (kk / 4) * Tr::kKVChunkBytes + (kk % 4) * 32;
+        hopper::WgmmaM64<Tr::kBlockN>::template ss<typename Tr::T>(s, desc_q + (off_q >> 4), desc_k + (off_k >> 4),
+                                                                    kk > 0 ? 1u : 0u);
+    }
+}
+
+// Issues O += P·V for ring slot `stage`, P from registers (pa[4kk..4kk+3] = A fragment of k16 step kk).
+template <class Tr>
+__device__ __forceinline__ void issue_pv(float (&o)[Tr::kAccO], const uint32_t (&pa)[Tr::kKStepsPV * 4],
+                                         uint64_t desc_v, int stage) {
+#pragma unroll
+    for (int kk = 0; kk < Tr::kKStepsPV; ++kk) {
+        // 16 keys = two 1024-byte atoms of V's MN-major layout.
+        const uint32_t off_v = stage * Tr::kKVBytes + kk * 2048;
+        const uint32_t(&a)[4] = *reinterpret_cast<const uint32_t(*)[4]>(&pa[4 * kk]);
+        hopper::WgmmaM64<Tr::kHeadDim>::template rs<typename Tr::T, 1>(o, a, desc_v + (off_v >> 4), 1u);
+    }
+}
+
+// Mask, online-softmax update and exponentiation of one S tile, in place (s becomes P in fp32).
+// Returns through `rescale` the factor the caller must apply to O for each of its two rows.
+// `t`: the tile's index among the CTA's key tiles (its keys start at key tile key_tile_begin + t).
+template <class Tr>
+__device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_max)[2], float (&row_sum)[2],
+                                             float (&rescale)[2], const FwdParams& p, const BlockCoords& blk, int t,
+                                             const ConsumerThread<Tr>& c) {
+    constexpr int kBlockN = Tr::kBlockN;
+    const int m_start = blk.m_start, n_start = (blk.key_tile_begin + t) * kBlockN, r0 = c.r0, c0 = c.c0;
+    // Keys >= seqlen_k (zero-filled by TMA) and, causal, keys past the diagonal.
+    if (tile_needs_mask(m_start, n_start, kBlockN, p.seqlen_k, p.causal)) {
+#pragma unroll
+        for (int j = 0; j < kBlockN / 8; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const int row = m_start + r0 + 8 * (e >> 1);
+                const int col = n_start + 8 * j + c0 + (e & 1);
+                if (!key_visible(row, col, p.seqlen_k, p.causal)) s[4 * j + e] = -CUDART_INF_F;
+            }
+    }
+    float tile_max[2] = {-CUDART_INF_F, -CUDART_INF_F};
+#pragma unroll
+    for (int j = 0; j < kBlockN / 8; ++j) {
+        tile_max[0] = fmaxf(tile_max[0], fmaxf(s[4 * j + 0], s[4 * j + 1]));
+        tile_max[1] = fmaxf(tile_max[1], fmaxf(s[4 * j + 2], s[4 * j + 3]));
+    }
+    const float scale_log2 = p.scale_log2;
+    float offset[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        // The 4 lanes sharing a row (lane / 4 equal) hold its kBlockN columns between them.
+        tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 1));
+        tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 2));
+        const float m_new = fmaxf(row_max[h], tile_max[h] * scale_log2);
+        // online_softmax_rescale / _offset (online_softmax.cuh), computed without branches (the
+        // helper's ?: around an inline-asm ex2 becomes a branch): the softmax stays one basic
+        // block, which ptxas schedules freely between the two wgmma waits.
+        const float ex = ptx::ex2_approx(row_max[h] - m_new);  // NaN only if both are -inf
+        rescale[h] = row_max[h] == -CUDART_INF_F ? 0.0f : ex;
+        offset[h] = m_new == -CUDART_INF_F ? 0.0f : m_new;
+        row_max[h] = m_new;
+        row_sum[h] *= rescale[h];
+    }
+#pragma unroll
+    for (int j = 0; j < kBlockN / 8; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const float pv = ptx::ex2_approx(fmaf(s[4 * j + e], scale_log2, -offset[e >> 1]));
+            s[4 * j + e] = pv;
+            row_sum[e >> 1] += pv;
+        }
+}
+
+// P (fp32, accumulator layout) -> wgmma A fragments. k16 step kk covers accumulator groups 2kk and
+// 2kk+1; the A layout {a0,a1} = (row r0, k 2(l%4)..), {a2,a3} = (row r0+8), {a4,a5} = (row r0, k+8),
+// {a6,a7} = (row r0+8, k+8) is exactly s[8kk+0..1], s[8kk+2..3], s[8kk+4..5], s[8kk+6..7].
+template <class Tr>
+__device__ __forceinline__ void pack_p(uint32_t (&pa)[Tr::kKStepsPV * 4], const float (&s)[Tr::kAccS]) {
+#pragma unroll
+    for (int i = 0; i < Tr::kKStepsPV * 4; ++i) pa[i] = ptx::pack2<typename Tr::T>(s[2 * i], s[2 * i + 1]);
+}
+
+// O's rows scaled by the factors softmax_tile returned (the running max moved).
+template <class Tr>
+__device__ __forceinline__ void rescale_o(float (&o)[Tr::kAccO], const float (&rescale)[2]) {
+#pragma unroll
+    for (int j = 0; j < Tr::kAccO / 4; ++j) {
+        o[4 * j + 0] *= rescale[0];
+        o[4 * j + 1] *= rescale[0];
+        o[4 * j + 2] *= rescale[1];
+        o[4 * j + 3] *= rescale[1];
+    }
+}
+
+// ---- The epilogue of a consumer warpgroup ----
+// O / l of warpgroup c.wg (64 rows of the CTA tile) into the warpgroup's own Q rows of shared
+// memory, in the 128-byte swizzled layout TMA reads, then its first thread TMA-stores them; rows
+// >= seqlen_q are clipped by the copy engine, and a warpgroup whose first row is past seqlen_q
+// stores nothing. Precondition: every wgmma of this warpgroup that reads its Q rows has completed,
+// and no other warpgroup reads them. Named barrier kEpilogueBar + wg orders the warpgroup's 128
+// threads' stores before the TMA store. Element (r, col): 64-column block col / 64, 16-byte chunk
+// (col % 64) / 8 stored at chunk ^ (r % 8), 4 bytes per thread (bank-conflict free: the 8 rows of
+// a warp's store hit 8 different chunks). A split-KV or LSE epilogue would be another step beside
+// this one, taking the same accumulators and row statistics.
+template <class Tr>
+__device__ __forceinline__ void store_o_tile(const float (&o)[Tr::kAccO], float (&row_sum)[2],
+                                             const ConsumerThread<Tr>& c, const CtaSmem<Tr>& sm,
+                                             const CUtensorMap* tm_o, const BlockCoords& blk, const FwdParams& p) {
+    // Read first, as when the callers passed them by value: ptxas then schedules this as before.
+    const int seqlen_q = p.seqlen_q;
+    const bool leader = c.ctid % 128 == 0;
+    const uint32_t sQ = sm.q;
+    const int wg = c.wg, r0 = c.r0, c0 = c.c0, m_start = blk.m_start;
+    float inv[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        row_sum[h] += __shfl_xor_sync(0xffffffffu, row_sum[h], 1);
+        row_sum[h] += __shfl_xor_sync(0xffffffffu, row_sum[h], 2);
+        inv[h] = online_softmax_inv_sum(row_sum[h]);
+    }
+#pragma unroll
+    for (int j = 0; j < Tr::kAccO / 4; ++j) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int r = r0 + 8 * h;
+            const uint32_t addr = sQ + (j / 8) * Tr::kQChunkBytes + r * 128 + (((j % 8) ^ (r % 8)) << 4) + c0 * 2;
+            ptx::st_shared_b32(addr,
+                               ptx::pack2<typename Tr::T>(o[4 * j + 2 * h] * inv[h], o[4 * j + 2 * h + 1] * inv[h]));
+        }
+    }
+    hopper::fence_proxy_async_shared_cta();
+    hopper::named_barrier_sync(Tr::kEpilogueBar + wg, 128);
+    if (leader && m_start + wg * 64 < seqlen_q) {
+#pragma unroll
+        for (int ch = 0; ch < Tr::kChunks; ++ch)
+            hopper::tma_store_4d(tm_o, sQ + ch * Tr::kQChunkBytes + wg * 64 * 128, ch * Tr::kAtomCols,
+                                 m_start + wg * 64, blk.head, blk.batch);
+        hopper::bulk_commit_group();
+        hopper::bulk_wait_group_read<0>();  // shared memory must outlive the store's reads
+    }
+}
+
+}  // namespace fa::wgmma

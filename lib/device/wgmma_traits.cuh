@@ -1,0 +1,149 @@
+// The tile of the Hopper rungs (5 `wgmma_tma`, 6 `wgmma_ws`, 7 `wgmma_overlap`): the tuned tiles
+// all three run (WgmmaTileD128, WgmmaTileD64), and from such a named config every derived size,
+// the shared-memory carve-up (CtaSmem) and the static_asserts that tie them to wgmma and TMA. A
+// config is a plain struct, each value commented with why:
+//
+//   struct SomeConfig {
+//       using T = __nv_bfloat16;                      // or __half
+//       static constexpr int kHeadDim = 128;          // D: 64 or 128
+//       static constexpr int kConsumerWarpgroups = 2; // 64 query rows each
+//       static constexpr int kBlockN = 128;           // keys per ring slot
+//       static constexpr int kStages = 3;             // K/V ring depth
+//   };
+//
+// (rungs 6-7 add their setmaxnreg budgets: device/wgmma_ws_kernel.cuh). Each rung's traits derive
+// from TileTraits<Config> and add how consumers release a ring slot (rung 5: a counter per slot,
+// rungs 6-7: an "empty" mbarrier per slot), and with it kSmemBytes.
+//
+// Every .cu that includes this header must be compiled for sm_90a (device/hopper.cuh).
+#pragma once
+
+#include <cstdint>
+
+#include "device/hopper.cuh"
+#include "device/ptx.cuh"
+
+namespace fa::wgmma {
+
+// ---- The tuned tiles, one per head_dim ----
+// Chosen for rung 5 and kept by rungs 6 and 7 (whose producer warpgroup needs no shared memory
+// and whose setmaxnreg split leaves the consumers as many registers as rung 5's have); the bf16
+// and fp16 rows share them (same bytes, same registers). Tile sizes were not swept on the Hopper
+// rungs: the values follow from registers and shared memory as each comment says, and from FA3's
+// choices.
+
+template <typename T_>
+struct WgmmaTileD128 {
+    using T = T_;
+    static constexpr int kHeadDim = 128;
+    // Rung 5: 2 x 128 consumer threads may hold 255 registers each without setmaxnreg
+    // (65536 / 256), what head_dim 128 needs: O 64 + S 64 + P 32 fp32/b32 per thread (179 used).
+    static constexpr int kConsumerWarpgroups = 2;
+    // FA3's key tile: S = Q·Kᵀ is one m64n128 wgmma per k16 step.
+    static constexpr int kBlockN = 128;
+    // As deep as shared memory allows: Q 32 KB + 3 x (K 32 KB + V 32 KB) = 224 KB of 227 KB.
+    static constexpr int kStages = 3;
+};
+
+template <typename T_>
+struct WgmmaTileD64 {
+    using T = T_;
+    static constexpr int kHeadDim = 64;
+    // 3 warpgroups (192 query rows, as FA3 at head_dim 64): rung 5's 168 registers each
+    // (65536 / 384 rounded down to 8) hold O 32 + S 64 + P 32 (150 used); each K/V tile feeds
+    // 1.5x the rows of 2 warpgroups, and in rungs 6-7 two softmaxes hide behind the third's GEMMs.
+    static constexpr int kConsumerWarpgroups = 3;
+    static constexpr int kBlockN = 128;  // as at head_dim 128
+    // Q 24 KB + 4 x (16 + 16) KB = 152 KB: 1 CTA per SM either way (registers); 5 stages would fit
+    // (184 KB) and were not measured.
+    static constexpr int kStages = 4;
+};
+
+// ---- Traits ----
+
+template <class Config>
+struct TileTraits : Config {
+    using typename Config::T;
+    using Config::kBlockN;
+    using Config::kConsumerWarpgroups;
+    using Config::kHeadDim;
+    using Config::kStages;
+
+    static constexpr int kWarpgroupRows = 64;                            // query rows per consumer warpgroup: wgmma's M
+    static constexpr int kBlockM = kWarpgroupRows * kConsumerWarpgroups;  // query rows per CTA
+    static constexpr int kNThreads = 128 * kConsumerWarpgroups;  // consumer threads = the registry row's num_threads
+    static constexpr int kConsumerWarps = kNThreads / 32;        // arrivals that release a ring slot
+    // Named barriers kEpilogueBar + wg (0 is __syncthreads): consumer warpgroup wg's epilogue.
+    static constexpr int kEpilogueBar = 1;
+
+    static constexpr int kElemBytes = 2;
+    static constexpr int kAtomCols = 128 / kElemBytes;        // 64: columns per 128-byte swizzle row
+    static constexpr int kChunks = kHeadDim / kAtomCols;      // 64-column blocks per row (TMA boxes per tile)
+    static constexpr int kQChunkBytes = kBlockM * 128;        // one 64-column block of the Q tile
+    static constexpr int kKVChunkBytes = kBlockN * 128;       // one 64-column block of a K or V tile
+    static constexpr int kQBytes = kChunks * kQChunkBytes;    // Q tile (also O's staging buffer)
+    static constexpr int kKVBytes = kChunks * kKVChunkBytes;  // one K (or one V) slot
+
+    static constexpr int kAccS = kBlockN / 2;        // fp32 of S per thread (64 x kBlockN over 128 threads)
+    static constexpr int kAccO = kHeadDim / 2;       // fp32 of O per thread
+    static constexpr int kKStepsQK = kHeadDim / 16;  // wgmma k16 steps of Q·Kᵀ
+    static constexpr int kKStepsPV = kBlockN / 16;   // wgmma k16 steps of P·V
+
+    // Layout (offsets from the 1024-aligned base): Q | K slots | V slots | full mbarriers | the
+    // rung's release state. Every TMA destination is a multiple of 1024 bytes from the base: the
+    // 128-byte swizzle pattern repeats every 1024 bytes and wgmma descriptors assume it starts on
+    // such a boundary.
+    static constexpr int kOffQ = 0;
+    static constexpr int kOffK = kOffQ + kQBytes;
+    static constexpr int kOffV = kOffK + kStages * kKVBytes;
+    static constexpr int kOffBar = kOffV + kStages * kKVBytes;            // q_full, k_full[kStages], v_full[kStages]
+    static constexpr int kOffRelease = kOffBar + 8 * (1 + 2 * kStages);  // the rung's per-slot release state
+    // Dynamic shared memory is only guaranteed 16-byte aligned; the kernel rounds its base up, so
+    // a rung's kSmemBytes is its payload plus this.
+    static constexpr int kAlignSlack = 1024;
+
+    static_assert(sizeof(T) == 2, "wgmma here takes bf16 or fp16 operands");
+    static_assert(kHeadDim % 64 == 0, "rows are whole 128-byte swizzle atoms (64 elements)");
+    static_assert(kHeadDim == 64 || kHeadDim == 128, "O += P·V uses wgmma N = head_dim (hopper.cuh has N = 64, 128)");
+    static_assert(kBlockN == 64 || kBlockN == 128, "S = Q·Kᵀ uses wgmma N = kBlockN (hopper.cuh has N = 64, 128)");
+    static_assert(kBlockM <= 256 && kBlockN <= 256, "a TMA box spans at most 256 rows");
+    static_assert(kConsumerWarpgroups >= 1 && kNThreads <= 1024, "1..8 consumer warpgroups");
+    static_assert(kStages >= 2, "a ring of one slot would serialize copy and compute");
+    static_assert(kOffK % 1024 == 0 && kKVBytes % 1024 == 0 && kQChunkBytes % 1024 == 0 &&
+                      kKVChunkBytes % 1024 == 0,
+                  "TMA destinations / wgmma operands start on 1024-byte swizzle-pattern boundaries");
+    static_assert(kOffBar % 8 == 0, "mbarriers are 8-byte aligned");
+    static_assert(kKVBytes < (1 << 20) && kQBytes < (1 << 20), "mbarrier tx-count limit (2^20 - 1 bytes)");
+    static_assert((2 * kBlockM) % kNThreads == 0, "fa-bench tile rule (registry.cpp)");
+};
+
+// One CTA's shared memory in Tr's layout: the base rounded up to 1024 bytes (128-byte-swizzled TMA
+// destinations and wgmma operands need it), Q, the K and V rings, the full barriers of Q and of
+// each ring slot (one arrival each: the TMA-issuing thread's expect_tx, completed by the bytes),
+// and where the rung's release state starts.
+template <class Tr>
+struct CtaSmem {
+    uint32_t base, q, k, v, bar_q, bar_k0, bar_v0, release;
+
+    __device__ __forceinline__ explicit CtaSmem(unsigned char* raw)
+        : base((ptx::smem_u32(raw) + 1023u) & ~1023u),
+          q(base + Tr::kOffQ),
+          k(base + Tr::kOffK),
+          v(base + Tr::kOffV),
+          bar_q(base + Tr::kOffBar),
+          bar_k0(bar_q + 8),
+          bar_v0(bar_q + 8 + 8 * Tr::kStages),
+          release(base + Tr::kOffRelease) {}
+
+    // Thread 0, before the CTA barrier that publishes them (with hopper::fence_mbarrier_init).
+    __device__ __forceinline__ void init_full_barriers() const {
+        ptx::mbarrier_init(bar_q, 1);
+#pragma unroll
+        for (int s = 0; s < Tr::kStages; ++s) {
+            ptx::mbarrier_init(bar_k0 + 8 * s, 1);
+            ptx::mbarrier_init(bar_v0 + 8 * s, 1);
+        }
+    }
+};
+
+}  // namespace fa::wgmma

@@ -1,0 +1,316 @@
+// The warp-specialized Hopper rungs (6 `wgmma_ws`, 7 `wgmma_overlap`): rung 5's tile plus a
+// producer warpgroup that issues every TMA load and gives its registers to the consumer
+// warpgroups (setmaxnreg), an "empty" mbarrier per ring slot through which the consumers hand
+// slots back, and an issue token the consumer warpgroups pass round-robin (ping-pong). Both rungs
+// are one kernel, wgmma_ws_fwd_kernel<Tr, Schedule>, that differs only in the consumer schedule.
+// Both schedules issue n + 1 batches of GEMMs under the token: batch 0 (S(0)) and batch n
+// (PV(n-1)) are the same in both (first_batch, last_batch below); what each rung's file defines is
+// a struct with
+//   template <class Tr> static __device__ int run(const WsConsumer<Tr>& c, const ConsumerRegs<Tr>& r);
+// that issues batches 1..n-1 after first_batch, leaves batch n's operands ready (O rescaled, P(n-1)
+// packed, V(n-1) waited) and returns the ring slot of tile n-1; with it goes its own ordering and
+// deadlock argument. Everything else is here: the traits, the tuned tiles, barrier set-up, the role
+// split, the producer's loop, the consumer set-up and the epilogue.
+//
+// Every .cu that includes this header must be compiled for sm_90a (device/hopper.cuh).
+#pragma once
+
+#include <cuda.h>  // CUtensorMap
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "device/block_info.cuh"
+#include "device/hopper.cuh"
+#include "device/launch.cuh"
+#include "device/ptx.cuh"
+#include "device/wgmma_steps.cuh"
+#include "device/wgmma_traits.cuh"
+#include "fa/kernel_api.h"
+#include "fa/params.h"
+
+namespace fa::wgmma {
+
+// Rung 5's tile and layout, with empty[kStages] (8 bytes each) as the release state, a producer
+// warpgroup launched before the consumers, and the setmaxnreg budgets of the two roles. A config
+// adds to TileTraits' fields
+//   kProducerRegs, kConsumerRegs: registers per thread after setmaxnreg.dec / .inc.
+template <class Config>
+struct WsTraits : TileTraits<Config> {
+    using Tile = TileTraits<Config>;
+    using Config::kConsumerRegs;
+    using Config::kProducerRegs;
+
+    static constexpr int kLaunchThreads = Tile::kNThreads + 128;  // + the producer warpgroup
+    static constexpr int kSmemBytes = Tile::kOffRelease + 8 * Tile::kStages + Tile::kAlignSlack;
+    // Named barriers kSchedBar + w, after the epilogue's: consumer warpgroup w's turn to issue.
+    static constexpr int kSchedBar = Tile::kEpilogueBar + Tile::kConsumerWarpgroups;
+
+    static_assert(Tile::kOffRelease % 8 == 0, "mbarriers are 8-byte aligned");
+    static_assert(kSmemBytes <= 227 * 1024, "fits sm_90's 227 KiB opt-in shared memory per block");
+    static_assert(Tile::kConsumerWarpgroups >= 2, "ping-pong needs two consumer warpgroups or more");
+    static_assert(kSchedBar + Tile::kConsumerWarpgroups <= 16, "16 hardware named barriers");
+    static_assert(kLaunchThreads <= 1024, "block size");
+    // The CTA starts with kLaunchThreads x (65536 / kLaunchThreads rounded down to 8) registers
+    // (ptxas' cap under __launch_bounds__(kLaunchThreads, 1)); setmaxnreg must stay inside it.
+    static constexpr int kEntryRegs = (65536 / kLaunchThreads) / 8 * 8;
+    static_assert(kProducerRegs <= kEntryRegs && kConsumerRegs >= kEntryRegs, "dec / inc directions");
+    static_assert(128 * kProducerRegs + Tile::kNThreads * kConsumerRegs <= kLaunchThreads * kEntryRegs,
+                  "setmaxnreg.inc must be satisfiable from what setmaxnreg.dec released");
+};
+
+// ---- The tuned tiles of rungs 6 and 7: rung 5's, with the setmaxnreg budgets ----
+
+// 384 threads enter with 168 registers (65536 / 384). The producer's one working thread runs a TMA
+// loop of ~20 registers; 24 is setmaxnreg's minimum. 128·24 + 256·240 = 384·168: the consumers
+// take every register the producer frees, and 240 holds rung 7's O 64 + S 64 + P 32 live at once
+// (uses R0-R184).
+template <typename T_>
+struct WgmmaWsD128 : WgmmaTileD128<T_> {
+    static constexpr int kProducerRegs = 24;
+    static constexpr int kConsumerRegs = 240;
+};
+
+// 512 threads enter with 128 registers. 160 is the most a multiple of 8 allows 384 consumer threads
+// beside a 24-register producer (65536 - 128·24 = 62464 >= 384·160; 168 would need 64512), and
+// 128·32 + 384·160 = 512·128: the producer keeps the rest. Rung 7's O 32 + S 64 + P 32 fit
+// without spills (uses R0-R157).
+template <typename T_>
+struct WgmmaWsD64 : WgmmaTileD64<T_> {
+    static constexpr int kProducerRegs = 32;
+    static constexpr int kConsumerRegs = 160;
+};
+
+// ---- The producer warpgroup ----
+
+// Run by its thread 0: Q once, then key tiles 0..n_tiles-1 into the ring, refilling a slot only
+// after every consumer warp released the tile before (empty[slot], parity of use t / kStages - 1;
+// the first pass waits for nothing).
+template <class Tr>
+__device__ __forceinline__ void produce_q_and_kv(const CtaSmem<Tr>& sm, const CUtensorMap* tm_q,
+                                                 const CUtensorMap* tm_k, const CUtensorMap* tm_v,
+                                                 const BlockCoords& blk, int n_tiles) {
+    load_q<Tr>(sm, tm_q, blk);
+    int stage = 0;
+    uint32_t phase = 0;
+#pragma unroll 1
+    for (int t = 0; t < n_tiles; ++t) {
+        if (t >= Tr::kStages) ptx::mbarrier_wait_parity(sm.release + 8 * stage, phase);
+        load_kv_tile<Tr>(sm, t, tm_k, tm_v, blk);
+        if (++stage == Tr::kStages) {
+            stage = 0;
+            if (t >= Tr::kStages) phase ^= 1u;
+        }
+    }
+}
+
+// ---- The consumer warpgroups ----
+
+// What a consumer thread of rungs 6-7 works with: its place in the fragment layout
+// (ConsumerThread), the issue token, its warpgroup's operand descriptors, the release of a ring
+// slot, and the CTA it belongs to (shared memory, problem, coordinates, key tiles).
+template <class Tr>
+struct WsConsumer : ConsumerThread<Tr> {
+    uint32_t my_turn;    // named barrier this warpgroup syncs on before issuing a batch
+    uint32_t next_turn;  // its successor's, arrived on after issuing
+    bool last_wg;        // the last consumer warpgroup: starts the token and retires it
+    OperandDescs<Tr> desc;
+    uint32_t empty0;  // empty[0]; empty[s] is 8 bytes further per slot
+    const CtaSmem<Tr>& sm;
+    const FwdParams& p;
+    const BlockCoords& blk;
+    int n_tiles;
+
+    __device__ __forceinline__ WsConsumer(const CtaSmem<Tr>& cta_smem, const FwdParams& params,
+                                          const BlockCoords& coords, int consumer_tid)
+        : ConsumerThread<Tr>(consumer_tid),
+          my_turn(Tr::kSchedBar + this->wg),
+          next_turn(Tr::kSchedBar + (this->wg + 1 == Tr::kConsumerWarpgroups ? 0 : this->wg + 1)),
+          last_wg(this->wg == Tr::kConsumerWarpgroups - 1),
+          desc(cta_smem, this->wg),
+          empty0(cta_smem.release),
+          sm(cta_smem),
+          p(params),
+          blk(coords),
+          n_tiles(coords.key_tiles()) {}
+
+    // The token: 256 threads per named barrier, this warpgroup's 128 syncing and its
+    // predecessor's 128 arriving.
+    __device__ __forceinline__ void wait_turn() const { hopper::named_barrier_sync(my_turn, 256); }
+    __device__ __forceinline__ void pass_turn() const { hopper::named_barrier_arrive(next_turn, 256); }
+    // The last warpgroup's arrival on warpgroup 0's barrier before its own batch 0: the token's start.
+    __device__ __forceinline__ void start_token() const {
+        if (last_wg) hopper::named_barrier_arrive(Tr::kSchedBar, 256);
+    }
+
+    // Tile in ring slot `slot` fully read by this warp's wgmmas (waited): one arrival per warp.
+    __device__ __forceinline__ void release(int slot) const {
+        __syncwarp();
+        if (this->lane == 0) ptx::mbarrier_arrive(empty0 + 8 * slot);
+    }
+};
+
+// A consumer thread's registers as the schedules see them. The kernel declares the arrays in this
+// order, the order of rungs 6 and 7's own kernels before they shared this one: ptxas then assigns
+// registers exactly as it did for those (declared in the schedule instead, it does not).
+template <class Tr>
+struct ConsumerRegs {
+    float (&o)[Tr::kAccO];              // O, unnormalized
+    float (&row_max)[2];                // running max of s·scale_log2 of the thread's two rows
+    float (&row_sum)[2];                // the thread's partial row sums (4 lanes per row)
+    float (&s)[Tr::kAccS];              // S of the newest tile, then its P (fp32)
+    uint32_t (&pa)[Tr::kKStepsPV * 4];  // P (of the newest or the previous tile) as wgmma A fragments
+    float (&rescale)[2];                // what softmax_tile says O must be scaled by
+};
+
+// Batch 0 of both schedules: S(0) = Q·K(0)ᵀ issued holding the token (the last warpgroup first
+// starts it), waited, then softmax(0) into s, row_max, row_sum and rescale.
+template <class Tr>
+__device__ __forceinline__ void first_batch(const WsConsumer<Tr>& c, const ConsumerRegs<Tr>& r) {
+    auto& s = r.s;
+    c.start_token();
+    ptx::mbarrier_wait_parity(c.sm.bar_k0, 0);
+    c.wait_turn();
+    hopper::warpgroup_fence_operand(s);
+    hopper::wgmma_fence();
+    issue_qk<Tr>(s, c.desc.q, c.desc.k, 0);
+    hopper::wgmma_commit_group();
+    c.pass_turn();  // batch 0 is never the last (n + 1 >= 2)
+    hopper::warpgroup_fence_operand(s);
+    hopper::wgmma_wait_group<0>();
+    hopper::warpgroup_fence_operand(s);
+    softmax_tile<Tr>(s, r.row_max, r.row_sum, r.rescale, c.p, c.blk, 0, c);
+}
+
+// Batch n of both schedules: O = α(n-1)·O + P(n-1)·V(n-1) on ring slot `stage` (the schedule has
+// rescaled o, packed pa and waited for V(n-1)); the token retires with the last warpgroup; the
+// slot's release keeps every empty[] phase count exact (nobody waits for it).
+template <class Tr>
+__device__ __forceinline__ void last_batch(const WsConsumer<Tr>& c, const ConsumerRegs<Tr>& r, int stage) {
+    auto& o = r.o;
+    auto& pa = r.pa;
+    c.wait_turn();
+    hopper::warpgroup_fence_operand(o);
+    hopper::warpgroup_fence_operand(pa);
+    hopper::wgmma_fence();
+    issue_pv<Tr>(o, pa, c.desc.v, stage);
+    hopper::wgmma_commit_group();
+    if (!c.last_wg) c.pass_turn();
+    hopper::warpgroup_fence_operand(o);
+    hopper::wgmma_wait_group<0>();
+    hopper::warpgroup_fence_operand(o);
+    hopper::warpgroup_fence_operand(pa);
+    c.release(stage);
+}
+
+// ---- The kernel ----
+// Grid and coordinates: BlockCoords. Threads: warpgroup 0 = producer (thread 0 works, the other
+// 127 leave after setmaxnreg.dec), warpgroups 1..kConsumerWarpgroups = consumers (consumer
+// warpgroup cw = warpgroup cw + 1 owns rows 64cw..). n = the CTA's key tiles, the same for every
+// warpgroup. The synchronization both schedules share (each wait satisfied by construction):
+//   bar_q (count 1): the producer's arrive.expect_tx + the Q bytes. Waited once, parity 0, by
+//              every consumer thread, also when n = 0 (no TMA in flight when the CTA ends).
+//   k_full[s], v_full[s] (count 1 each): armed by the producer's arrive.expect_tx for tile t in
+//              slot s = t % kStages, completed by its bytes (TMA zero-fills rows past seqlen_k and
+//              those bytes count, so a partial last tile completes). Use r = t / kStages is waited
+//              with parity r & 1; each consumer waits each K(t), V(t) exactly once, in increasing
+//              t, and never for a tile >= n.
+//   empty[s]   (count kConsumerWarps = every consumer warp): lane 0 of each consumer warp arrives
+//              once per tile t, when the warp's wgmmas reading K(t) and V(t) have completed (the
+//              schedule says when). The producer, before loading tile t >= kStages, waits for use
+//              t / kStages - 1 of empty[s] (parity (t / kStages - 1) & 1): all releases of tile
+//              t - kStages. Phases cannot be skipped: release of use r+1 needs the tile the
+//              producer loads after observing use r.
+//   sched[w]   (named barrier kSchedBar + w, 256 threads): the issue token. A consumer warpgroup
+//              issues n + 1 batches (batch 0 = S(0) ... batch n = PV(n-1)); before batch b it
+//              syncs on sched[w], after issuing it arrives on sched[(w+1) % kConsumerWarpgroups],
+//              except the last warpgroup's batch n; the last warpgroup also arrives once on
+//              sched[0] before its batch 0 (only if n > 0). Every barrier sees n + 1 syncs and
+//              n + 1 arrivals (none pending at exit), and one token circulates, so no barrier gets
+//              a second arrival before its sync.
+//   named barrier kEpilogueBar + cw (128 threads): consumer warpgroup cw's O rows are in shared
+//              memory (fenced for the async proxy) before its first thread TMA-stores them.
+// All control flow is uniform over the CTA (it depends on n only) except the lane-0 arrive, so
+// every __syncwarp and bar sees all its threads.
+template <class Tr, class Schedule>
+__global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
+    wgmma_ws_fwd_kernel(const FwdParams p, const __grid_constant__ CUtensorMap tm_q,
+                        const __grid_constant__ CUtensorMap tm_k, const __grid_constant__ CUtensorMap tm_v,
+                        const __grid_constant__ CUtensorMap tm_o) {
+#if FA_HOPPER_ENABLED
+    extern __shared__ unsigned char smem_raw[];
+    const CtaSmem<Tr> sm(smem_raw);
+    const BlockCoords blk(p, Tr::kBlockM, Tr::kBlockN);
+    const int n_tiles = blk.key_tiles();
+    const int tid = threadIdx.x;
+
+    if (tid == 0) {
+        sm.init_full_barriers();
+#pragma unroll
+        for (int s = 0; s < Tr::kStages; ++s) ptx::mbarrier_init(sm.release + 8 * s, Tr::kConsumerWarps);  // empty[s]
+        hopper::fence_mbarrier_init();
+    }
+    __syncthreads();  // the last CTA-wide barrier: the producer's idle threads exit below
+
+    if (tid < 128) {
+        // ---- Producer warpgroup ----
+        hopper::setmaxnreg_dec<Tr::kProducerRegs>();
+        if (tid == 0) produce_q_and_kv<Tr>(sm, &tm_q, &tm_k, &tm_v, blk, n_tiles);
+    } else {
+        // ---- Consumer warpgroups: 64 query rows each ----
+        hopper::setmaxnreg_inc<Tr::kConsumerRegs>();
+        const WsConsumer<Tr> c(sm, p, blk, tid - 128);
+
+        float o[Tr::kAccO];
+#pragma unroll
+        for (int i = 0; i < Tr::kAccO; ++i) o[i] = 0.0f;
+        float row_max[2] = {-CUDART_INF_F, -CUDART_INF_F};
+        float row_sum[2] = {0.0f, 0.0f};
+        float s[Tr::kAccS];
+        uint32_t pa[Tr::kKStepsPV * 4];
+        float rescale[2];
+        const ConsumerRegs<Tr> r{o, row_max, row_sum, s, pa, rescale};
+
+        ptx::mbarrier_wait_parity(sm.bar_q, 0);
+        if (n_tiles > 0) {
+            first_batch<Tr>(c, r);                                    // batch 0: S(0), softmax(0)
+            const int last_stage = Schedule::template run<Tr>(c, r);  // batches 1..n-1
+            last_batch<Tr>(c, r, last_stage);                         // batch n: PV(n-1)
+        }
+
+        // ---- Epilogue: this warpgroup's Q rows are dead (its wgmmas all completed) ----
+        store_o_tile<Tr>(o, row_sum, c, sm, &tm_o, blk, p);
+    }
+#endif  // FA_HOPPER_ENABLED
+}
+
+template <class Tr, class Schedule>
+cudaError_t launch_wgmma_ws(const FwdParams& p, cudaStream_t stream) {
+    return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_ws_fwd_kernel<Tr, Schedule>, p, stream);
+}
+
+// The registry row of Config's tile: num_threads = consumer threads (the registry's tile rule);
+// the kernel launches kLaunchThreads = that + 128.
+template <class Config, class Schedule>
+KernelInstance ws_instance() {
+    using Tr = WsTraits<Config>;
+    return instance_of<Tr>(reinterpret_cast<const void*>(&wgmma_ws_fwd_kernel<Tr, Schedule>),
+                           &launch_wgmma_ws<Tr, Schedule>);
+}
+
+// The rows of a rung that runs Schedule: the tuned tiles above, bf16 and fp16, d=128 first.
+template <class Schedule>
+const std::vector<KernelInstance>& ws_instances() {
+    static const std::vector<KernelInstance> instances = {
+        ws_instance<WgmmaWsD128<__nv_bfloat16>, Schedule>(),
+        ws_instance<WgmmaWsD64<__nv_bfloat16>, Schedule>(),
+        ws_instance<WgmmaWsD128<__half>, Schedule>(),
+        ws_instance<WgmmaWsD64<__half>, Schedule>(),
+    };
+    return instances;
+}
+
+}  // namespace fa::wgmma

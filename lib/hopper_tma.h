@@ -1,0 +1,30 @@
+// Host side of the Hopper rungs' TMA (rungs 5-7): the tensor maps that describe Q, K, V and O to
+// the copy engine. Plain C++, compiled by the host compiler. libcuda is not linked, so fa-bench
+// starts on machines with no driver: the encoder is taken from the driver at run time, the first
+// time a Hopper kernel is launched.
+#pragma once
+
+#include <cuda.h>  // CUtensorMap and the cuTensorMapEncodeTiled enums only
+
+#include "fa/params.h"
+
+namespace fa {
+
+// The four maps one launch receives, each as a __grid_constant__ kernel parameter.
+struct FwdTensorMaps {
+    CUtensorMap q, k, v, o;
+};
+
+// Rows of one TMA box per tensor (every box is 64 columns = 128 bytes wide, 128-byte swizzled).
+struct TmaBoxRows {
+    int q;   // the CTA's query tile
+    int kv;  // one key tile (K and V alike)
+    int o;   // what one consumer warpgroup stores
+};
+
+// Fills `maps` for the tensors of `p`. false if the driver has no cuTensorMapEncodeTiled or TMA
+// cannot take the pointers or strides. Four ~µs driver calls: negligible next to any kernel worth
+// measuring, so they are made on every launch.
+bool encode_fwd_tensor_maps(const FwdParams& p, TmaBoxRows box_rows, FwdTensorMaps* maps);
+
+}  // namespace fa
