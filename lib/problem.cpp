@@ -53,13 +53,14 @@ double attention_flops(const ProblemShape& p) {
 }
 
 double compulsory_bytes(const ProblemShape& p) {
-    const double elems = (2.0 * p.seqlen_q + 2.0 * p.seqlen_k) * p.batch * p.heads * p.head_dim;
+    const double elems =
+        (2.0 * p.seqlen_q * p.heads + 2.0 * p.seqlen_k * p.kv_heads()) * p.batch * static_cast<double>(p.head_dim);
     return elems * static_cast<double>(dtype_bytes(p.dtype));
 }
 
 void set_strides(const ProblemShape& p, FwdParams* f) {
-    const int64_t d = p.head_dim, h = p.heads;
-    auto fill = [&](int64_t seqlen, int64_t* batch_s, int64_t* row_s, int64_t* head_s) {
+    const int64_t d = p.head_dim;
+    auto fill = [&](int64_t seqlen, int64_t h, int64_t* batch_s, int64_t* row_s, int64_t* head_s) {
         if (p.layout == Layout::BSHD) {
             *row_s = h * d;
             *head_s = d;
@@ -69,10 +70,10 @@ void set_strides(const ProblemShape& p, FwdParams* f) {
         }
         *batch_s = seqlen * h * d;
     };
-    fill(p.seqlen_q, &f->q_batch_stride, &f->q_row_stride, &f->q_head_stride);
-    fill(p.seqlen_k, &f->k_batch_stride, &f->k_row_stride, &f->k_head_stride);
-    fill(p.seqlen_k, &f->v_batch_stride, &f->v_row_stride, &f->v_head_stride);
-    fill(p.seqlen_q, &f->o_batch_stride, &f->o_row_stride, &f->o_head_stride);
+    fill(p.seqlen_q, p.heads, &f->q_batch_stride, &f->q_row_stride, &f->q_head_stride);
+    fill(p.seqlen_k, p.kv_heads(), &f->k_batch_stride, &f->k_row_stride, &f->k_head_stride);
+    fill(p.seqlen_k, p.kv_heads(), &f->v_batch_stride, &f->v_row_stride, &f->v_head_stride);
+    fill(p.seqlen_q, p.heads, &f->o_batch_stride, &f->o_row_stride, &f->o_head_stride);
 }
 
 FwdParams make_fwd_params(const ProblemShape& p, const void* q, const void* k, const void* v, void* o,

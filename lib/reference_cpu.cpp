@@ -10,21 +10,24 @@
 namespace fa {
 
 std::vector<double> attention_reference_cpu(const ProblemShape& p, const std::vector<float>& q,
-                                            const std::vector<float>& k, const std::vector<float>& v) {
+                                            const std::vector<float>& k, const std::vector<float>& v,
+                                            std::vector<double>* lse) {
     FwdParams s{};
     set_strides(p, &s);
     const double scale = effective_scale(p);
     const int D = p.head_dim;
     std::vector<double> o(static_cast<std::size_t>(p.batch) * p.heads * p.seqlen_q * D, 0.0);
     std::vector<double> scores(p.seqlen_k);
+    if (lse) lse->assign(static_cast<std::size_t>(p.batch) * p.heads * p.seqlen_q, 0.0);
     for (int b = 0; b < p.batch; ++b) {
         for (int h = 0; h < p.heads; ++h) {
+            const int h_kv = h / p.heads_per_kv();
             for (int i = 0; i < p.seqlen_q; ++i) {
                 const float* qi = q.data() + b * s.q_batch_stride + h * s.q_head_stride + i * s.q_row_stride;
                 const int visible = p.causal ? std::min(i + 1, p.seqlen_k) : p.seqlen_k;
                 double row_max = -std::numeric_limits<double>::infinity();
                 for (int j = 0; j < visible; ++j) {
-                    const float* kj = k.data() + b * s.k_batch_stride + h * s.k_head_stride + j * s.k_row_stride;
+                    const float* kj = k.data() + b * s.k_batch_stride + h_kv * s.k_head_stride + j * s.k_row_stride;
                     double dot = 0.0;
                     for (int d = 0; d < D; ++d) dot += static_cast<double>(qi[d]) * kj[d];
                     scores[j] = dot * scale;
@@ -33,9 +36,12 @@ std::vector<double> attention_reference_cpu(const ProblemShape& p, const std::ve
                 double sum = 0.0;
                 for (int j = 0; j < visible; ++j) sum += (scores[j] = std::exp(scores[j] - row_max));
                 double* oi = o.data() + b * s.o_batch_stride + h * s.o_head_stride + i * s.o_row_stride;
+                if (lse)
+                    (*lse)[(static_cast<std::size_t>(b) * p.heads + h) * p.seqlen_q + i] =
+                        visible > 0 ? row_max + std::log(sum) : -std::numeric_limits<double>::infinity();
                 if (visible == 0) continue;  // no visible key: the row stays zero
                 for (int j = 0; j < visible; ++j) {
-                    const float* vj = v.data() + b * s.v_batch_stride + h * s.v_head_stride + j * s.v_row_stride;
+                    const float* vj = v.data() + b * s.v_batch_stride + h_kv * s.v_head_stride + j * s.v_row_stride;
                     const double w = scores[j] / sum;
                     for (int d = 0; d < D; ++d) oi[d] += w * vj[d];
                 }

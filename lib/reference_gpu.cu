@@ -23,7 +23,7 @@ template <> __device__ float ref_load<__half>(const __half* p) { return __half2f
 template <> __device__ float ref_load<__nv_bfloat16>(const __nv_bfloat16* p) { return __bfloat162float(*p); }
 
 template <typename T>
-__global__ void __launch_bounds__(kThreads) reference_kernel(FwdParams prm, float* o_ref) {
+__global__ void __launch_bounds__(kThreads) reference_kernel(FwdParams prm, float* o_ref, float* lse_ref) {
     __shared__ float q_s[kRows][kMaxHeadDim];
     __shared__ float p_s[kRows][kChunk];
     __shared__ float red_s[kRows][kThreads / 32];
@@ -31,10 +31,10 @@ __global__ void __launch_bounds__(kThreads) reference_kernel(FwdParams prm, floa
 
     const int D = prm.head_dim, Sk = prm.seqlen_k;
     const int row0 = blockIdx.x * kRows;
-    const int64_t b = blockIdx.z, h = blockIdx.y;
+    const int64_t b = blockIdx.z, h = blockIdx.y, h_kv = h / prm.heads_per_kv;
     const T* q = static_cast<const T*>(prm.q) + b * prm.q_batch_stride + h * prm.q_head_stride;
-    const T* k = static_cast<const T*>(prm.k) + b * prm.k_batch_stride + h * prm.k_head_stride;
-    const T* v = static_cast<const T*>(prm.v) + b * prm.v_batch_stride + h * prm.v_head_stride;
+    const T* k = static_cast<const T*>(prm.k) + b * prm.k_batch_stride + h_kv * prm.k_head_stride;
+    const T* v = static_cast<const T*>(prm.v) + b * prm.v_batch_stride + h_kv * prm.v_head_stride;
     float* o = o_ref + b * prm.o_batch_stride + h * prm.o_head_stride;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 
@@ -100,6 +100,12 @@ __global__ void __launch_bounds__(kThreads) reference_kernel(FwdParams prm, floa
         __syncthreads();
     }
     reduce_rows(row_sum, false);
+    if (lse_ref != nullptr && threadIdx.x < kRows && row0 + threadIdx.x < prm.seqlen_q) {
+        // Natural log: the scores above are already scaled and exponentiated with expf.
+        const int r = threadIdx.x;
+        lse_ref[(b * prm.heads + h) * prm.seqlen_q + row0 + r] =
+            row_sum[r] > 0.0f ? max_s[r] + logf(row_sum[r]) : -INFINITY;
+    }
 
     for (int t = 0; t < kOutPerThread; ++t) {
         const int i = threadIdx.x + t * kThreads;
@@ -138,13 +144,15 @@ __global__ void normal_kernel(T* dst, std::size_t count, uint64_t seed, uint64_t
 
 }  // namespace
 
-cudaError_t attention_reference_gpu(const FwdParams& prm, float* o_ref, cudaStream_t stream) {
-    if (prm.head_dim > kMaxHeadDim) return cudaErrorInvalidValue;
+cudaError_t attention_reference_gpu(const FwdParams& prm, float* o_ref, cudaStream_t stream, float* lse_ref) {
+    if (prm.head_dim > kMaxHeadDim || prm.heads_per_kv < 1) return cudaErrorInvalidValue;
     const dim3 grid((prm.seqlen_q + kRows - 1) / kRows, prm.heads, prm.batch);
     switch (prm.dtype) {
-        case DType::Float32: reference_kernel<float><<<grid, kThreads, 0, stream>>>(prm, o_ref); break;
-        case DType::Float16: reference_kernel<__half><<<grid, kThreads, 0, stream>>>(prm, o_ref); break;
-        case DType::BFloat16: reference_kernel<__nv_bfloat16><<<grid, kThreads, 0, stream>>>(prm, o_ref); break;
+        case DType::Float32: reference_kernel<float><<<grid, kThreads, 0, stream>>>(prm, o_ref, lse_ref); break;
+        case DType::Float16: reference_kernel<__half><<<grid, kThreads, 0, stream>>>(prm, o_ref, lse_ref); break;
+        case DType::BFloat16:
+            reference_kernel<__nv_bfloat16><<<grid, kThreads, 0, stream>>>(prm, o_ref, lse_ref);
+            break;
     }
     return cudaGetLastError();
 }

@@ -27,9 +27,11 @@ struct FwdParams {
     int64_t v_batch_stride, v_row_stride, v_head_stride;
     int64_t o_batch_stride, o_row_stride, o_head_stride;
 
-    int batch;     // B
-    int heads;     // H (query and key/value heads are equal: no GQA in this tool)
-    int seqlen_q;  // Sq
+    int batch;         // B
+    int heads;         // H, query heads
+    int heads_kv;      // K/V heads (GQA; 1 = MQA, = heads for plain multi-head attention)
+    int heads_per_kv;  // heads / heads_kv: query head h reads K/V head h / heads_per_kv
+    int seqlen_q;      // Sq
     int seqlen_k;  // Sk
     int head_dim;  // D
 
@@ -38,7 +40,19 @@ struct FwdParams {
     bool causal;       // top-left aligned: query row i sees key j iff j <= i (the example's rule)
     DType dtype;       // element type of q, k, v and o
 
-    void* workspace;              // per-kernel scratch (only `naive` uses it: S and P)
+    // Optional: the natural-log log-sum-exp of every query row's scaled scores, fp32,
+    // [batch, heads, seqlen_q] contiguous; -inf for a row that sees no key. Null: not written.
+    float* lse;
+
+    // Split-KV (flash-decoding). With num_splits > 1 the key blocks of each row block are cut into
+    // num_splits contiguous chunks run by separate CTAs; each writes its O normalized by its own
+    // row sum, in fp32, to o_partial[split][batch][heads][seqlen_q][head_dim], and its LSE to
+    // lse_partial[split][batch][heads][seqlen_q]; splitkv_combine() merges them into o (and lse).
+    int num_splits;     // 1: off
+    float* o_partial;   // num_splits > 1 only (carved from the workspace)
+    float* lse_partial;
+
+    void* workspace;              // per-kernel scratch (`naive`: S and P)
     std::size_t workspace_bytes;  // size of workspace
 };
 

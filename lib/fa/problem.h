@@ -16,11 +16,16 @@ struct ProblemShape {
     int seqlen_q = 8192;
     int seqlen_k = 8192;
     int heads = 16;
+    int heads_kv = 0;  // K/V heads (GQA); 0 = heads. Must divide heads.
     int head_dim = 128;
     bool causal = false;
     DType dtype = DType::BFloat16;
     Layout layout = Layout::BSHD;
     float softmax_scale = 0.0f;  // 0: 1/sqrt(head_dim)
+    int num_splits = 0;          // split-KV request: 0 = heuristic, 1 = off, N = N chunks
+
+    int kv_heads() const { return heads_kv > 0 ? heads_kv : heads; }
+    int heads_per_kv() const { return heads / kv_heads(); }
 };
 
 const char* dtype_name(DType t);    // "Float16", "BFloat16", "Float32" (the example's names)
@@ -38,7 +43,8 @@ double unmasked_scores(int seqlen_q, int seqlen_k, bool causal);
 // Softmax's exponentials and the rescale are not counted, as FlashAttention's benchmarks do.
 double attention_flops(const ProblemShape& p);
 
-// Q, K, V read once and O written once: (2·Sq + 2·Sk)·B·H·D·sizeof(dtype).
+// Q read and O written once (B·H·Sq·D each), K and V read once (B·H_kv·Sk·D each), times
+// sizeof(dtype). With grouped K/V heads a K/V byte serves heads / heads_kv query heads.
 double compulsory_bytes(const ProblemShape& p);
 
 inline double arithmetic_intensity(const ProblemShape& p) {

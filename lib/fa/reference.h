@@ -14,14 +14,19 @@
 
 namespace fa {
 
-// FP64 on the CPU, for tests on small shapes. q, k, v, and the result are in p.layout.
-// A query row that sees no key (only possible with seqlen_k = 0) yields zeros.
+// FP64 on the CPU, for tests on small shapes. q, k, v, and the result are in p.layout; k and v
+// have p.kv_heads() heads, query head h reads K/V head h / p.heads_per_kv(). A query row that
+// sees no key (only possible with seqlen_k = 0) yields zeros. If `lse` is given it receives each
+// row's natural-log log-sum-exp of the scaled scores, [batch, heads, seqlen_q], -inf for no key.
 std::vector<double> attention_reference_cpu(const ProblemShape& p, const std::vector<float>& q,
-                                            const std::vector<float>& k, const std::vector<float>& v);
+                                            const std::vector<float>& k, const std::vector<float>& v,
+                                            std::vector<double>* lse = nullptr);
 
 // FP32 on the GPU, for every fa-bench run: reads prm.q/k/v (prm.dtype) with prm's strides and
-// writes o_ref (float) with prm's O strides. Uses expf, not the SFU's exp2 approximation.
-cudaError_t attention_reference_gpu(const FwdParams& prm, float* o_ref, cudaStream_t stream);
+// writes o_ref (float) with prm's O strides, and, if lse_ref is given, the rows' log-sum-exp as
+// attention_reference_cpu does. Uses expf, not the SFU's exp2 approximation.
+cudaError_t attention_reference_gpu(const FwdParams& prm, float* o_ref, cudaStream_t stream,
+                                    float* lse_ref = nullptr);
 
 // Standard-normal inputs from a counter-based hash of (seed, index): the same seed gives the same
 // tensor on any GPU, and no state is kept. `stream_id` separates q, k and v drawn from one seed.

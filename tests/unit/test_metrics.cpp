@@ -92,3 +92,19 @@ TEST_CASE("make_fwd_params carries the problem, the layout's strides and the buf
     p.softmax_scale = 0.5f;
     CHECK(fa::make_fwd_params(p, &q, &k, &v, &o, nullptr, 0).scale == 0.5f);
 }
+
+TEST_CASE("grouped K/V heads: K and V bytes count H_kv heads, FLOPs count H", "[metrics]") {
+    ProblemShape p = shape(1, 32, 1, 131072, 128, false);
+    p.heads_kv = 8;
+    // Q and O: 2·1·32·1·128·2 B = 16,384; K and V: 2·1·8·131072·128·2 B = 536,870,912.
+    CHECK(fa::compulsory_bytes(p) == 16384.0 + 536870912.0);
+    CHECK(fa::attention_flops(p) == 4.0 * 32 * 128 * 131072);
+    CHECK(p.heads_per_kv() == 4);
+    fa::FwdParams f{};
+    fa::set_strides(p, &f);
+    CHECK(f.q_row_stride == 32 * 128);  // bshd: Q rows hold all query heads
+    CHECK(f.k_row_stride == 8 * 128);   // K rows hold the K/V heads only
+    CHECK(f.k_batch_stride == 131072LL * 8 * 128);
+    p.heads_kv = 0;  // 0 means "as many as query heads"
+    CHECK(p.kv_heads() == 32);
+}

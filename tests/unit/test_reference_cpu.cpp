@@ -123,3 +123,37 @@ TEST_CASE("the check fails on NaN, on large errors, and passes on rounding", "[r
     CHECK(fa::compare_outputs(out, ref, fa::DType::BFloat16).pass);
     CHECK_FALSE(fa::compare_outputs(out, ref, fa::DType::Float32).pass);
 }
+
+TEST_CASE("CPU reference: grouped K/V heads read K/V head h / (H / H_kv), LSE", "[reference]") {
+    // H = 4 query heads, H_kv = 2: heads 0,1 read K/V head 0, heads 2,3 read K/V head 1.
+    // D = 1, one query row, two keys with equal scores (q = 0): o = mean of the head's V.
+    ProblemShape p = tiny(1, 2, 1, false);
+    p.heads = 4;
+    p.heads_kv = 2;
+    p.layout = fa::Layout::BHSD;
+    const std::vector<float> q(4, 0.0f);
+    const std::vector<float> k = {1, 2, 3, 4};     // [kv head][key]
+    const std::vector<float> v = {2, 4, 10, 20};   // head 0: mean 3; head 1: mean 15
+    std::vector<double> lse;
+    const auto o = fa::attention_reference_cpu(p, q, k, v, &lse);
+    REQUIRE(o.size() == 4);
+    CHECK(o[0] == Approx(3.0));
+    CHECK(o[1] == Approx(3.0));
+    CHECK(o[2] == Approx(15.0));
+    CHECK(o[3] == Approx(15.0));
+    // Two scores of 0: lse = log(e^0 + e^0) = ln 2 for every row.
+    REQUIRE(lse.size() == 4);
+    for (double x : lse) CHECK(x == Approx(std::log(2.0)));
+}
+
+TEST_CASE("CPU reference: LSE of a hand-computed row and of a row with no key", "[reference]") {
+    // Scores (0, ln 2) with scale 1: lse = log(1 + 2) = ln 3.
+    std::vector<double> lse;
+    fa::attention_reference_cpu(tiny(1, 2, 1, false), {1.0f}, {0.0f, std::log(2.0f)}, {3.0f, 6.0f}, &lse);
+    REQUIRE(lse.size() == 1);
+    CHECK(lse[0] == Approx(std::log(3.0)).epsilon(1e-6));
+    fa::attention_reference_cpu(tiny(2, 0, 8, false), std::vector<float>(16, 1.0f), {}, {}, &lse);
+    REQUIRE(lse.size() == 2);
+    CHECK(std::isinf(lse[0]));
+    CHECK(lse[0] < 0);
+}

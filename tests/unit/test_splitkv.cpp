@@ -1,0 +1,69 @@
+#include <catch2/catch.hpp>
+
+#include "fa/splitkv.h"
+
+TEST_CASE("split heuristic: a launch that fills the GPU is not split", "[splitkv]") {
+    // 2048 CTAs on 132 slots: 15.5 waves already.
+    CHECK(fa::choose_num_splits(2048, 132, 64) == 1);
+    // 0.8 of a wave (106 of 132) is the threshold.
+    CHECK(fa::choose_num_splits(106, 132, 64) == 1);
+    // Past half a wave, more splits add waves as fast as they shorten the chunks: no gain.
+    CHECK(fa::choose_num_splits(100, 132, 64) == 1);
+    // 40 CTAs: 3 splits = 120 CTAs in one wave, chunks of 22 blocks instead of 64.
+    CHECK(fa::choose_num_splits(40, 132, 64) == 3);
+    // One key block cannot be split.
+    CHECK(fa::choose_num_splits(8, 132, 1) == 1);
+}
+
+TEST_CASE("split heuristic: decode fills one wave with the fewest splits", "[splitkv]") {
+    // B=1, H_kv=8 (packed GQA), one row block, 1024 key blocks, 132 slots: 16 splits = 128 CTAs
+    // (97 % of a wave); 4 splits would leave 3/4 of the SMs idle.
+    CHECK(fa::choose_num_splits(8, 132, 1024) == 16);
+    // 32 CTAs: 4 splits = 128 CTAs, 97 %.
+    CHECK(fa::choose_num_splits(32, 132, 1024) == 4);
+    // Never more splits than key blocks: 3 key blocks, 8 CTAs.
+    CHECK(fa::choose_num_splits(8, 132, 3) <= 3);
+    // 64 CTAs: 2 splits = 128 CTAs.
+    CHECK(fa::choose_num_splits(64, 132, 256) == 2);
+}
+
+TEST_CASE("split heuristic: the smallest count of the shortest critical path", "[splitkv]") {
+    // 10 key blocks, 2 CTAs, 132 slots: 5 splits give chunks of 2 in one wave; 6..9 splits give
+    // chunks of 2 too (one split left with less or nothing), 10 give chunks of 1 → 10 wins.
+    CHECK(fa::choose_num_splits(2, 132, 10) == 10);
+    // 2 CTAs on 12 slots: 6 splits fill the wave with chunks of 2; 10 splits need 2 waves of 1.
+    CHECK(fa::choose_num_splits(2, 12, 10) == 5);
+    for (int slots : {20, 40, 60, 132}) {
+        const int n = fa::choose_num_splits(2, slots, 10);
+        CHECK(n >= 1);
+        CHECK(n <= 10);
+        CHECK(2 * n <= slots);  // one wave
+        // No smaller count has as short a critical path.
+        auto path = [&](int k) { return ((2LL * k + slots - 1) / slots) * ((10 + k - 1) / k); };
+        for (int k = 1; k < n; ++k) CHECK(path(k) > path(n));
+    }
+}
+
+TEST_CASE("split workspace: fp32 partial O then LSE, 256-byte aligned", "[splitkv]") {
+    fa::ProblemShape p;
+    p.batch = 2;
+    p.heads = 3;
+    p.seqlen_q = 5;
+    p.head_dim = 64;
+    CHECK(fa::splitkv_workspace_bytes(p, 1) == 0);
+    // 4 splits · 30 rows: O 4·30·64·4 = 30,720 B (a multiple of 256), LSE 480 B → 512.
+    CHECK(fa::splitkv_workspace_bytes(p, 4) == 30720 + 512);
+    fa::FwdParams f{};
+    f.batch = p.batch;
+    f.heads = p.heads;
+    f.seqlen_q = p.seqlen_q;
+    f.head_dim = p.head_dim;
+    alignas(256) static unsigned char ws[30720 + 512];
+    fa::assign_splitkv_workspace(&f, 4, ws);
+    CHECK(f.num_splits == 4);
+    CHECK(reinterpret_cast<unsigned char*>(f.o_partial) == ws);
+    CHECK(reinterpret_cast<unsigned char*>(f.lse_partial) == ws + 30720);
+    fa::assign_splitkv_workspace(&f, 1, ws);
+    CHECK(f.num_splits == 1);
+    CHECK(f.o_partial == nullptr);
+}
