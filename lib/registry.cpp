@@ -10,27 +10,32 @@
 namespace fa {
 
 const std::vector<KernelInfo>& kernel_registry() {
+    // Capabilities (fa/registry.h): the fused rungs write the LSE; split-KV and packed GQA are on
+    // the decode-capable rungs (mma and the Hopper tier; fa/splitkv.h says why split-KV exists).
+    constexpr KernelCaps kPlain{};
+    constexpr KernelCaps kLse{true, false, false};
+    constexpr KernelCaps kDecode{true, true, true};
     static const std::vector<KernelInfo> kRegistry = {
         {0, "naive", "materialized S and P in global memory: cuBLAS GEMM, fp32 softmax, cuBLAS GEMM", 80,
-         &naive_instances, &naive_workspace_bytes},
+         &naive_instances, &naive_workspace_bytes, false, kPlain},
         {1, "tiled", "fused online softmax, Q/K/V tiles in shared memory, FP32 scalar math (no tensor cores)", 80,
-         &tiled_instances},
+         &tiled_instances, nullptr, false, kLse},
         {2, "cp_async", "tiled + cp.async 16-byte copies, two-stage K/V pipeline, 16-byte O stores", 80,
-         &cp_async_instances},
+         &cp_async_instances, nullptr, false, kLse},
         {3, "mma", "cp_async + tensor cores: mma.sync m16n8k16, ldmatrix(.trans) from swizzled smem, P in registers", 80,
-         &mma_instances},
+         &mma_instances, nullptr, false, kDecode},
         {4, "warp_specialized",
          "mma + producer warps filling a K/V ring via mbarriers; sm_90: producer warpgroup, setmaxnreg (num_threads counts consumers)",
-         80, &warp_specialized_instances},
+         80, &warp_specialized_instances, nullptr, false, kLse},
         {5, "wgmma_tma",
          "Hopper: TMA into a 3-4 stage mbarrier ring, wgmma for S = Q.K^T and O += P.V, plain schedule", 90,
-         &wgmma_tma_instances, nullptr, true},
+         &wgmma_tma_instances, nullptr, true, kPlain},
         {6, "wgmma_ws",
          "wgmma_tma + producer warpgroup, setmaxnreg, consumer ping-pong (num_threads counts consumers; +128 launched)",
-         90, &wgmma_ws_instances, nullptr, true},
+         90, &wgmma_ws_instances, nullptr, true, kPlain},
         {7, "wgmma_overlap",
          "wgmma_ws + intra-warpgroup overlap: S(t+1) issued with P(t).V(t), softmax under the PV wgmma (+128 launched)",
-         90, &wgmma_overlap_instances, nullptr, true},
+         90, &wgmma_overlap_instances, nullptr, true, kPlain},
     };
     return kRegistry;
 }
@@ -74,6 +79,14 @@ std::string check_support(const KernelInfo& kernel, const ProblemShape& p, const
                            sm);
     }
     if (p.head_dim % 8 != 0) return "head_dim must be a multiple of 8 (16-byte rows)";
+    if (p.kv_heads() < 1 || p.heads % p.kv_heads() != 0) return "num_head_kv must divide num_head";
+    if (p.num_splits > 1 && !kernel.caps.split_kv) {
+        std::vector<std::string> have;
+        for (const KernelInfo& k : kernel_registry())
+            if (k.caps.split_kv) have.push_back(k.slug);
+        return fmt::format("split-KV (--num_splits {}) is not implemented on this rung (it is on {})", p.num_splits,
+                           fmt::join(have, ", "));
+    }
 
     const std::vector<const KernelInstance*> matching = instantiated_for(kernel, p.dtype, p.head_dim);
     if (matching.empty()) {

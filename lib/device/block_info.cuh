@@ -1,58 +1,149 @@
-// Where a CTA's tiles live, computed once outside the main loop (FlashAttention's block_info.h
-// idea): base pointers for (batch, head) for the rungs that load through pointers (1-4), tensor
-// coordinates for the ones that load through TMA (5-7), and the causal key bound.
+// Where a CTA's tiles live — its row block, heads, batch, split and key range — computed once
+// outside the main loop (FlashAttention's block_info.h idea), for every fused rung.
+//
+// Grid convention (launch.cuh: fwd_grid):
+//   blockIdx.x = m_block + m_blocks · (head_slot + head_slots · batch)
+//   blockIdx.y = split                                   (0 when split-KV is off)
+// Batch and heads are folded into x, whose limit is 2^31 − 1, so no problem size runs into the
+// 65535 limit of grid.y / grid.z; consecutive x are still the row blocks of one (batch, head), as
+// with the old 3-D grid, so CTAs are dispatched in the same order.
+//
+// Rows. Without packing a head slot is a query head and row m of the row space is query position
+// m. With packed GQA (FwdParams::pack_gqa) a head slot is a K/V head and its heads_per_kv query
+// heads share the row space, position-major: row m is query position m / heads_per_kv of query
+// head kv_head · heads_per_kv + m % heads_per_kv. A decode step (seqlen_q = 1) with 8 query heads
+// per K/V head then fills 8 rows of a tile instead of 1, and each K/V tile is read once per group.
 #pragma once
 
+#include "device/ptx.cuh"
 #include "fa/params.h"
 
 namespace fa {
 
-// Grid convention of every tiled rung: blockIdx.x = query tile, blockIdx.y = head, blockIdx.z = batch.
+// Rows of one head slot's row space: seqlen_q, or seqlen_q · heads_per_kv when packed.
+__host__ __device__ __forceinline__ int fwd_rows(const FwdParams& p) {
+    return p.pack_gqa ? p.seqlen_q * p.heads_per_kv : p.seqlen_q;
+}
+// Head slots per batch entry: query heads, or K/V heads when packed.
+__host__ __device__ __forceinline__ int fwd_head_slots(const FwdParams& p) {
+    return p.pack_gqa ? p.heads_kv : p.heads;
+}
+__host__ __device__ __forceinline__ int fwd_row_blocks(const FwdParams& p, int block_m) {
+    return (fwd_rows(p) + block_m - 1) / block_m;
+}
+
 template <typename T>
 struct BlockInfo {
-    const T* q;  // row 0 of this (batch, head) in Q; row r is at q + r * q_row_stride
-    const T* k;
+    const T* q;  // row space row 0 in Q: (batch, first query head of the slot, position 0)
+    const T* k;  // (batch, K/V head, key 0)
     const T* v;
-    T* o;
+    T* o;        // as q, in O
+    int m_block;      // row block: rows [m_block · block_m, (m_block + 1) · block_m)
+    int split;        // split-KV chunk (0 when off)
+    int batch;
+    int head;         // query head of row space row 0 (the group's first when packed)
+    int rows_per_pos;  // rows per query position: heads_per_kv when packed, else 1
+    int rows;          // rows of the row space (fwd_rows)
 
-    __device__ __forceinline__ explicit BlockInfo(const FwdParams& p) {
-        const int64_t b = blockIdx.z, h = blockIdx.y;
+    // reverse_m: launch the last row blocks first (causal: they see the most keys, so the tail
+    // wave is shorter). fresh: read the block index with a volatile mov (ptx::ctaid_x) so that a
+    // BlockInfo built again in an epilogue is recomputed there rather than kept in registers
+    // across the main loop from an earlier one.
+    __device__ __forceinline__ BlockInfo(const FwdParams& p, int block_m, bool reverse_m, bool fresh = false) {
+        const int m_blocks = fwd_row_blocks(p, block_m);
+        const int slots = fwd_head_slots(p);
+        const int x = fresh ? ptx::ctaid_x() : static_cast<int>(blockIdx.x);
+        const int mb = x % m_blocks;
+        const int slot_batch = x / m_blocks;
+        const int slot = slot_batch % slots;
+        batch = slot_batch / slots;
+        m_block = reverse_m ? m_blocks - 1 - mb : mb;
+        split = fresh ? ptx::ctaid_y() : static_cast<int>(blockIdx.y);
+        rows_per_pos = p.pack_gqa ? p.heads_per_kv : 1;
+        rows = fwd_rows(p);
+        head = p.pack_gqa ? slot * p.heads_per_kv : slot;
+        const int64_t b = batch, h = head, h_kv = head / p.heads_per_kv;
         q = static_cast<const T*>(p.q) + b * p.q_batch_stride + h * p.q_head_stride;
-        k = static_cast<const T*>(p.k) + b * p.k_batch_stride + h * p.k_head_stride;
-        v = static_cast<const T*>(p.v) + b * p.v_batch_stride + h * p.v_head_stride;
+        k = static_cast<const T*>(p.k) + b * p.k_batch_stride + h_kv * p.k_head_stride;
+        v = static_cast<const T*>(p.v) + b * p.v_batch_stride + h_kv * p.v_head_stride;
         o = static_cast<T*>(p.o) + b * p.o_batch_stride + h * p.o_head_stride;
+    }
+
+    // Query position of row m (m / heads_per_kv when packed).
+    __device__ __forceinline__ int position(int m) const { return rows_per_pos == 1 ? m : m / rows_per_pos; }
+
+    // Element offset of row m from q (q_rows) or o (o_rows): its position's row, its head's column.
+    __device__ __forceinline__ int64_t row_offset(int m, int64_t row_stride, int64_t head_stride) const {
+        if (rows_per_pos == 1) return m * row_stride;
+        const int pos = m / rows_per_pos;
+        return pos * row_stride + (m - pos * rows_per_pos) * head_stride;
+    }
+
+    // Index of row m in the [batch][heads][seqlen_q] arrays (lse) and, plus split·batch·heads·seqlen_q,
+    // in the split partials.
+    __device__ __forceinline__ int64_t lse_index(const FwdParams& p, int m) const {
+        const int pos = position(m);
+        const int h = head + (m - pos * rows_per_pos);
+        return (static_cast<int64_t>(batch) * p.heads + h) * p.seqlen_q + pos;
     }
 };
 
-// Number of key tiles a query tile must visit. Causal, top-left: the last query row of the tile,
-// m_start + kBlockM - 1, sees keys up to that index, so tiles past it are skipped entirely.
-__device__ __forceinline__ int num_key_tiles(const FwdParams& p, int m_start, int block_m, int block_n) {
-    int keys = p.seqlen_k;
-    if (p.causal) keys = min(keys, m_start + block_m);
-    return (keys + block_n - 1) / block_n;
+// Keys a row block can see: all seqlen_k, or with the top-left causal mask up to its last row's
+// position (keys beyond it are masked for every row of the block, so their tiles are skipped).
+__device__ __forceinline__ int visible_keys(const FwdParams& p, int last_position) {
+    return p.causal ? min(p.seqlen_k, last_position + 1) : p.seqlen_k;
 }
 
-// The CTA's work in tensor coordinates (what TMA addresses), decoded from the grid in this one
-// place: x = query tile, reversed so that the heaviest causal tiles start first; y = query head;
-// z = batch. Every coordinate a Hopper kernel uses comes from here, so a kernel that maps heads
-// or key ranges differently changes this struct, not the kernels.
+// The key tiles [begin, end) one CTA visits. Split-KV cuts the seqlen_k / block_n key tiles of a
+// row block into num_splits chunks of ceil(tiles / num_splits) (the host heuristic counts in the
+// same units, fa/splitkv.h), then the causal bound cuts the chunk; a chunk may end up empty
+// (begin >= end), and the CTA must still write its partial (zeros, lse = -inf).
+struct KeyRange {
+    int begin, end;
+};
+
+// First key tile of split `split` (0 without split-KV).
+__device__ __forceinline__ int split_first_tile(const FwdParams& p, int split, int block_n) {
+    if (p.num_splits <= 1) return 0;
+    const int all_tiles = (p.seqlen_k + block_n - 1) / block_n;
+    return split * ((all_tiles + p.num_splits - 1) / p.num_splits);
+}
+
+template <typename T>
+__device__ __forceinline__ KeyRange key_tile_range(const FwdParams& p, const BlockInfo<T>& bi, int block_m,
+                                                   int block_n) {
+    const int last_row = min((bi.m_block + 1) * block_m, bi.rows) - 1;
+    const int tiles = (visible_keys(p, bi.position(last_row)) + block_n - 1) / block_n;
+    if (p.num_splits <= 1) return {0, tiles};
+    const int all_tiles = (p.seqlen_k + block_n - 1) / block_n;
+    const int begin = split_first_tile(p, bi.split, block_n);
+    return {begin, min(tiles, begin + (all_tiles + p.num_splits - 1) / p.num_splits)};
+}
+
+// The CTA's work in tensor coordinates (what TMA addresses), for the Hopper rungs: the same grid
+// decode as BlockInfo, without pointers. Every coordinate a Hopper kernel uses comes from here.
 struct BlockCoords {
-    int m_start;         // first query row of the CTA's tile
-    int head;            // query head: the Q rows it reads and the O rows it writes
-    int head_kv;         // the K/V head it reads: `head` (FwdParams has a K/V head per query head)
+    int m_start;         // first row-space row of the CTA's tile (rows in reverse order: heaviest causal first)
+    int head;            // query head of row-space row 0 (the group's first when packed)
+    int head_kv;         // the K/V head it reads
     int batch;
-    int key_tile_begin;  // key tiles [key_tile_begin, key_tile_end) of block_n keys: all the
-    int key_tile_end;    // tiles the causal mask leaves visible (num_key_tiles)
+    int split;           // split-KV chunk (0 when off)
+    int key_tile_begin;  // key tiles [key_tile_begin, key_tile_end) of block_n keys this CTA visits
+    int key_tile_end;
 
-    __device__ __forceinline__ BlockCoords(const FwdParams& p, int block_m, int block_n)
-        : m_start((gridDim.x - 1 - blockIdx.x) * block_m),
-          head(blockIdx.y),
-          head_kv(blockIdx.y),
-          batch(blockIdx.z),
-          key_tile_begin(0),
-          key_tile_end(num_key_tiles(p, m_start, block_m, block_n)) {}
+    __device__ __forceinline__ BlockCoords(const FwdParams& p, int block_m, int block_n) {
+        const BlockInfo<char> bi(p, block_m, true);
+        m_start = bi.m_block * block_m;
+        head = bi.head;
+        head_kv = bi.head / p.heads_per_kv;
+        batch = bi.batch;
+        split = bi.split;
+        const KeyRange keys = key_tile_range(p, bi, block_m, block_n);
+        key_tile_begin = keys.begin;
+        key_tile_end = keys.end;
+    }
 
-    // How many key tiles the CTA visits; kernels count them t = 0 .. key_tiles() - 1.
+    // How many key tiles the CTA visits (<= 0 for an empty split); kernels count them t = 0 .. key_tiles() - 1.
     __device__ __forceinline__ int key_tiles() const { return key_tile_end - key_tile_begin; }
 };
 

@@ -7,8 +7,10 @@
 
 #include <cstddef>
 
+#include "device/block_info.cuh"
 #include "fa/kernel_api.h"
 #include "fa/params.h"
+#include "fa/splitkv.h"
 #include "hopper_tma.h"
 
 namespace fa {
@@ -19,9 +21,18 @@ template <> constexpr DType dtype_of<float>() { return DType::Float32; }
 template <> constexpr DType dtype_of<__half>() { return DType::Float16; }
 template <> constexpr DType dtype_of<__nv_bfloat16>() { return DType::BFloat16; }
 
-// The grid convention of every tiled rung: query tiles x heads x batch.
+// The grid convention of every fused rung (device/block_info.cuh): x = row blocks · head slots ·
+// batch, y = splits. The runner refuses problems whose x would pass 2^31 − 1 before launching.
 inline dim3 fwd_grid(const FwdParams& p, int block_m) {
-    return dim3((p.seqlen_q + block_m - 1) / block_m, p.heads, p.batch);
+    const long long x = static_cast<long long>(fwd_row_blocks(p, block_m)) * fwd_head_slots(p) * p.batch;
+    return dim3(static_cast<unsigned>(x), static_cast<unsigned>(p.num_splits > 1 ? p.num_splits : 1), 1);
+}
+
+// After the main kernel of a split launch, the one combine kernel (fa/splitkv.h) merges the
+// partial outputs; a launch without splits returns `e` unchanged.
+inline cudaError_t finish_splits(const FwdParams& p, cudaError_t e, cudaStream_t stream) {
+    if (e != cudaSuccess || p.num_splits <= 1) return e;
+    return splitkv_combine(p, stream);
 }
 
 // Lets `kernel` use `bytes` of dynamic shared memory: above 48 KiB a kernel must opt in. With
@@ -45,7 +56,7 @@ template <class Tr, auto kKernel, bool kMaxCarveout>
 cudaError_t launch_fwd(const FwdParams& p, cudaStream_t stream) {
     if (const cudaError_t e = prepare_smem(kKernel, Tr::kSmemBytes, kMaxCarveout); e != cudaSuccess) return e;
     kKernel<<<fwd_grid(p, Tr::kBlockM), Tr::kNThreads, Tr::kSmemBytes, stream>>>(p);
-    return cudaGetLastError();
+    return finish_splits(p, cudaGetLastError(), stream);
 }
 
 // The launch of the Hopper rungs (5-7), whose kernels take FwdParams and the four TMA maps: the

@@ -9,12 +9,13 @@ __device__ __forceinline__ bool key_visible(int row, int col, int seqlen_k, bool
     return col < seqlen_k && (!causal || col <= row);
 }
 
-// A key tile [n_start, n_start + block_n) needs per-element masking for query rows
-// [m_start, m_start + block_m) only if it reaches past seqlen_k or, when causal, past the first
-// row's diagonal. Other tiles take the unmasked path (FlashAttention keeps the two loops apart).
-__device__ __forceinline__ bool tile_needs_mask(int m_start, int n_start, int block_n, int seqlen_k,
+// A key tile [n_start, n_start + block_n) needs per-element masking for a row block whose first
+// row is query position first_pos (m_start, or m_start / heads_per_kv with packed GQA) only if it
+// reaches past seqlen_k or, when causal, past that row's diagonal. Other tiles take the unmasked
+// path (FlashAttention keeps the two loops apart).
+__device__ __forceinline__ bool tile_needs_mask(int first_pos, int n_start, int block_n, int seqlen_k,
                                                 bool causal) {
-    return n_start + block_n > seqlen_k || (causal && n_start + block_n - 1 > m_start);
+    return n_start + block_n > seqlen_k || (causal && n_start + block_n - 1 > first_pos);
 }
 
 }  // namespace fa

@@ -32,4 +32,11 @@ __device__ __forceinline__ float online_softmax_inv_sum(float l) {
     return l > 0.0f ? 1.0f / l : 0.0f;
 }
 
+// The row's natural-log log-sum-exp of the scaled scores from the base-2 state: the sum over
+// seen keys of e^(scale·s) is 2^m · l, so lse = ln 2 · (m + log2 l); -inf for a row with no key.
+__device__ __forceinline__ float online_softmax_lse(float m, float l) {
+    constexpr float kLn2 = 0.69314718055994531f;
+    return l > 0.0f ? kLn2 * (m + __log2f(l)) : -CUDART_INF_F;
+}
+
 }  // namespace fa

@@ -122,6 +122,19 @@ __device__ __forceinline__ int tid_x() {
     return t;
 }
 
+// %ctaid.x and %ctaid.y read afresh, for the same reason: block coordinates derived again in an
+// epilogue instead of being carried through a register-bound main loop.
+__device__ __forceinline__ int ctaid_x() {
+    int t;
+    asm volatile("mov.u32 %0, %%ctaid.x;\n" : "=r"(t));
+    return t;
+}
+__device__ __forceinline__ int ctaid_y() {
+    int t;
+    asm volatile("mov.u32 %0, %%ctaid.y;\n" : "=r"(t));
+    return t;
+}
+
 // mbarrier (sm_80+): a 64-bit shared-memory barrier with an expected arrival count and a phase
 // bit that flips each time the count is reached. Rung 4 signals its K/V ring with them.
 __device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t count) {

@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "device/block_info.cuh"
 #include "device/element.cuh"
 #include "device/mask.cuh"
 #include "device/online_softmax.cuh"
@@ -218,6 +219,7 @@ struct SoftmaxAccum {
     }
 
     // o /= l with l summed over the row's 8 lanes; rows that saw no visible key become zeros.
+    // Afterwards row_sum holds the row's whole sum in every one of its lanes (for lse()).
     __device__ __forceinline__ void normalize() {
 #pragma unroll
         for (int i = 0; i < G::kRowsPerThread; ++i) {
@@ -225,12 +227,29 @@ struct SoftmaxAccum {
             l += __shfl_xor_sync(0xffffffffu, l, 1);
             l += __shfl_xor_sync(0xffffffffu, l, 2);
             l += __shfl_xor_sync(0xffffffffu, l, 4);
+            row_sum[i] = l;
             const float inv = online_softmax_inv_sum(l);
 #pragma unroll
             for (int d = 0; d < G::kODimsPerThread; ++d) o[i][d] *= inv;
         }
     }
+
+    // Natural-log log-sum-exp of row i, after normalize().
+    __device__ __forceinline__ float lse(int i) const { return online_softmax_lse(row_max[i], row_sum[i]); }
 };
+
+// The rows' log-sum-exp into p.lse (when set), after acc.normalize(): column group 0 of each
+// row writes it. m_start: the CTA's first query row.
+template <class G>
+__device__ __forceinline__ void store_lse(const SoftmaxAccum<G>& acc, const LaneCoords& lc,
+                                          const BlockInfo<typename G::T>& bi, const FwdParams& p, int m_start) {
+    if (p.lse == nullptr || lc.col_group != 0) return;
+#pragma unroll
+    for (int i = 0; i < G::kRowsPerThread; ++i) {
+        const int row = m_start + owned_row<G>(lc, i);
+        if (row < bi.rows) p.lse[bi.lse_index(p, row)] = acc.lse(i);
+    }
+}
 
 // One key tile: S = Q·Kᵀ (this lane's 4x8), scale to base 2, mask, online-softmax update, P to
 // shared memory, O += P·V. sQ/sK/sV: tiles of T with row stride kSmemRowElems; sP: fp32 with row

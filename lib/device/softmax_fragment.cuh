@@ -35,19 +35,21 @@ __device__ __forceinline__ float quad_allreduce_sum(float x) {
     return x + __shfl_xor_sync(0xffffffffu, x, 2);
 }
 
-// Sets S to -inf where the key is not visible: column >= seqlen_k, or, when causal, column > row
-// (mask.cuh's key_visible rule, folded into one bound per row: visible iff col < min(Sk, row+1)).
-// row0: global query row of this lane's [0][0] row (m_start + warp's first row + lane/4);
+// Sets S to -inf where the key is not visible: column >= seqlen_k, or, when causal, column > the
+// row's query position (mask.cuh's key_visible rule, folded into one bound per row: visible iff
+// col < min(Sk, position + 1)). row0: row-space row of this lane's [0][0] row (m_start + warp's
+// first row + lane/4); its position is row / rows_per_pos (packed GQA, block_info.cuh).
 // col0: global key column of this lane's first value (n_start + 2·(lane%4)).
 template <int kMTiles, int kNTiles>
 __device__ __forceinline__ void mask_fragment(float (&s)[kMTiles][kNTiles][4], int row0, int col0,
-                                              int seqlen_k, bool causal) {
+                                              int seqlen_k, bool causal, int rows_per_pos = 1) {
 #pragma unroll
     for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int row = row0 + 16 * mt + 8 * h;
-            const int limit = causal ? min(seqlen_k, row + 1) : seqlen_k;
+            const int pos = rows_per_pos == 1 ? row : row / rows_per_pos;
+            const int limit = causal ? min(seqlen_k, pos + 1) : seqlen_k;
 #pragma unroll
             for (int nt = 0; nt < kNTiles; ++nt) {
 #pragma unroll
@@ -152,14 +154,16 @@ __device__ __forceinline__ void init_fragment_state(float (&o)[kMTiles][kNTilesO
     }
 }
 
-// Rows that saw no visible key (l = 0) get zeros through online_softmax_inv_sum.
+// Rows that saw no visible key (l = 0) get zeros through online_softmax_inv_sum. Afterwards l
+// holds each row's whole sum (quad-reduced), so that online_softmax_lse(m, l) is the row's LSE.
 template <int kMTiles, int kNTilesO>
-__device__ __forceinline__ void normalize_fragment(float (&o)[kMTiles][kNTilesO][4], const float (&l)[kMTiles][2]) {
+__device__ __forceinline__ void normalize_fragment(float (&o)[kMTiles][kNTilesO][4], float (&l)[kMTiles][2]) {
 #pragma unroll
     for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            const float inv = online_softmax_inv_sum(quad_allreduce_sum(l[mt][h]));
+            l[mt][h] = quad_allreduce_sum(l[mt][h]);
+            const float inv = online_softmax_inv_sum(l[mt][h]);
 #pragma unroll
             for (int nt = 0; nt < kNTilesO; ++nt) {
                 o[mt][nt][2 * h] *= inv;

@@ -52,6 +52,12 @@ struct FwdParams {
     float* o_partial;   // num_splits > 1 only (carved from the workspace)
     float* lse_partial;
 
+    // Packed GQA: the heads_per_kv query heads of one K/V head share a CTA's row block (row m =
+    // query position m / heads_per_kv of head kv_head · heads_per_kv + m % heads_per_kv), so a
+    // decode step fills the M dimension of a tile and reads each K/V tile once per group
+    // (device/block_info.cuh). Set only for rungs whose KernelInfo says they can.
+    bool pack_gqa;
+
     void* workspace;              // per-kernel scratch (`naive`: S and P)
     std::size_t workspace_bytes;  // size of workspace
 };

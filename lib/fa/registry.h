@@ -11,6 +11,13 @@
 
 namespace fa {
 
+// What a kernel does beyond plain attention. Grouped K/V heads (GQA/MQA) are read by every kernel.
+struct KernelCaps {
+    bool lse = false;       // writes FwdParams::lse when it is set
+    bool split_kv = false;  // runs FwdParams::num_splits > 1 (partials + the combine kernel)
+    bool pack_gqa = false;  // runs FwdParams::pack_gqa (query heads of a K/V head in one row block)
+};
+
 struct KernelInfo {
     int rung;           // position on the ladder (0 = naive); --list sorts by it
     const char* slug;   // stable name used by --kernel and in the CSV
@@ -24,6 +31,7 @@ struct KernelInfo {
     // Built for an architecture-specific target (sm_90a: wgmma, setmaxnreg): such code runs on
     // compute capability min_sm exactly, not on later GPUs.
     bool arch_specific = false;
+    KernelCaps caps;
 };
 
 const std::vector<KernelInfo>& kernel_registry();

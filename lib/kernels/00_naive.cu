@@ -102,33 +102,43 @@ cudaError_t naive_launch(const FwdParams& prm, cudaStream_t stream) {
     const float one = 1.0f, zero = 0.0f;
     const int64_t score_stride = static_cast<int64_t>(prm.seqlen_q) * prm.seqlen_k;
 
+    // Grouped K/V heads: query head h = h_kv · g + i reads K/V head h_kv (g = heads_per_kv). One
+    // strided batch over the K/V heads per i: Q, S, P and O of every g-th head are evenly spaced,
+    // K and V are the batch itself. g = 1 is one batch over all heads.
+    const int g = prm.heads_per_kv;
     for (int b = 0; b < prm.batch; ++b) {
-        const T* q = static_cast<const T*>(prm.q) + b * prm.q_batch_stride;
-        const T* k = static_cast<const T*>(prm.k) + b * prm.k_batch_stride;
-        const T* v = static_cast<const T*>(prm.v) + b * prm.v_batch_stride;
-        T* o = static_cast<T*>(prm.o) + b * prm.o_batch_stride;
-        // Row-major S (Sq×Sk) is column-major Sᵀ = K·Qᵀ: m = Sk, n = Sq, k = D.
-        cublasStatus_t st = cublasGemmStridedBatchedEx(
-            handle, CUBLAS_OP_T, CUBLAS_OP_N, prm.seqlen_k, prm.seqlen_q, prm.head_dim, &one, k, io,
-            static_cast<int>(prm.k_row_stride), prm.k_head_stride, q, io, static_cast<int>(prm.q_row_stride),
-            prm.q_head_stride, &zero, s, CUDA_R_32F, prm.seqlen_k, score_stride, prm.heads, compute,
-            CUBLAS_GEMM_DEFAULT);
-        if (st != CUBLAS_STATUS_SUCCESS) {
-            std::fprintf(stderr, "naive: cuBLAS S=QK^T failed: %s\n", cublasGetStatusString(st));
-            return cudaErrorUnknown;
+        for (int i = 0; i < g; ++i) {
+            const T* q = static_cast<const T*>(prm.q) + b * prm.q_batch_stride + i * prm.q_head_stride;
+            const T* k = static_cast<const T*>(prm.k) + b * prm.k_batch_stride;
+            float* s_i = s + i * score_stride;
+            // Row-major S (Sq×Sk) is column-major Sᵀ = K·Qᵀ: m = Sk, n = Sq, k = D.
+            const cublasStatus_t st = cublasGemmStridedBatchedEx(
+                handle, CUBLAS_OP_T, CUBLAS_OP_N, prm.seqlen_k, prm.seqlen_q, prm.head_dim, &one, k, io,
+                static_cast<int>(prm.k_row_stride), prm.k_head_stride, q, io, static_cast<int>(prm.q_row_stride),
+                g * prm.q_head_stride, &zero, s_i, CUDA_R_32F, prm.seqlen_k, g * score_stride, prm.heads_kv, compute,
+                CUBLAS_GEMM_DEFAULT);
+            if (st != CUBLAS_STATUS_SUCCESS) {
+                std::fprintf(stderr, "naive: cuBLAS S=QK^T failed: %s\n", cublasGetStatusString(st));
+                return cudaErrorUnknown;
+            }
         }
         softmax_rows<T><<<static_cast<unsigned>(prm.heads) * prm.seqlen_q, kSoftmaxThreads, 0, stream>>>(
             s, p, prm.seqlen_q, prm.seqlen_k, prm.scale, prm.causal);
         if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-        // Row-major O (Sq×D) is column-major Oᵀ = Vᵀ·Pᵀ: m = D, n = Sq, k = Sk.
-        st = cublasGemmStridedBatchedEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, prm.head_dim, prm.seqlen_q, prm.seqlen_k,
-                                        &one, v, io, static_cast<int>(prm.v_row_stride), prm.v_head_stride, p, io,
-                                        prm.seqlen_k, score_stride, &zero, o, io,
-                                        static_cast<int>(prm.o_row_stride), prm.o_head_stride, prm.heads, compute,
-                                        CUBLAS_GEMM_DEFAULT);
-        if (st != CUBLAS_STATUS_SUCCESS) {
-            std::fprintf(stderr, "naive: cuBLAS O=PV failed: %s\n", cublasGetStatusString(st));
-            return cudaErrorUnknown;
+        for (int i = 0; i < g; ++i) {
+            const T* v = static_cast<const T*>(prm.v) + b * prm.v_batch_stride;
+            const T* p_i = p + i * score_stride;
+            T* o = static_cast<T*>(prm.o) + b * prm.o_batch_stride + i * prm.o_head_stride;
+            // Row-major O (Sq×D) is column-major Oᵀ = Vᵀ·Pᵀ: m = D, n = Sq, k = Sk.
+            const cublasStatus_t st = cublasGemmStridedBatchedEx(
+                handle, CUBLAS_OP_N, CUBLAS_OP_N, prm.head_dim, prm.seqlen_q, prm.seqlen_k, &one, v, io,
+                static_cast<int>(prm.v_row_stride), prm.v_head_stride, p_i, io, prm.seqlen_k, g * score_stride, &zero,
+                o, io, static_cast<int>(prm.o_row_stride), g * prm.o_head_stride, prm.heads_kv, compute,
+                CUBLAS_GEMM_DEFAULT);
+            if (st != CUBLAS_STATUS_SUCCESS) {
+                std::fprintf(stderr, "naive: cuBLAS O=PV failed: %s\n", cublasGetStatusString(st));
+                return cudaErrorUnknown;
+            }
         }
     }
     return cudaGetLastError();

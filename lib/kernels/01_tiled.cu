@@ -136,9 +136,9 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm) ti
     T* sV = reinterpret_cast<T*>(smem + Traits::kSmemQBytes + Traits::kSmemKVTileBytes);
     float* sP = reinterpret_cast<float*>(smem + Traits::kSmemQBytes + 2 * Traits::kSmemKVTileBytes);
 
-    const BlockInfo<T> bi(p);
-    const int m_start = blockIdx.x * kBlockM;
-    const int n_tiles = num_key_tiles(p, m_start, kBlockM, kBlockN);
+    const BlockInfo<T> bi(p, kBlockM, false);
+    const int m_start = bi.m_block * kBlockM;
+    const int n_tiles = key_tile_range(p, bi, kBlockM, kBlockN).end;  // no split-KV: tiles [0, end)
     const scalar::LaneCoords lc;
 
     scalar::SoftmaxAccum<Traits> acc;
@@ -178,6 +178,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm) ti
                 o_row[scalar::owned_dim<Traits>(lc, k) + x] =
                     from_float<T>(acc.o[i][k * Traits::kOVecElems + x]);
     }
+    scalar::store_lse(acc, lc, bi, p, m_start);
 }
 
 // Registry rows on scalar_tile.cuh's shared tile list.

@@ -135,9 +135,9 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm) cp
     T* sV = reinterpret_cast<T*>(smem + Traits::kSmemVOffset);
     float* sP = reinterpret_cast<float*>(smem + Traits::kSmemPOffset);
 
-    const BlockInfo<T> bi(p);
-    const int m_start = blockIdx.x * kBlockM;
-    const int n_tiles = num_key_tiles(p, m_start, kBlockM, kBlockN);
+    const BlockInfo<T> bi(p, kBlockM, false);
+    const int m_start = bi.m_block * kBlockM;
+    const int n_tiles = key_tile_range(p, bi, kBlockM, kBlockN).end;  // no split-KV: tiles [0, end)
     const scalar::LaneCoords lc;
 
     // Prologue: Q and key tile 0 in one group.
@@ -212,6 +212,7 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm) cp
             *reinterpret_cast<uint4*>(bi.o + row * p.o_row_stride + col) =
                 *reinterpret_cast<const uint4*>(sO + r * Traits::kSmemRowElems + col);
     }
+    scalar::store_lse(acc, lc, bi, p, m_start);
 }
 
 // Registry rows on scalar_tile.cuh's tile list, the same as rung 1's. fp32 D=256 needs 205 KiB

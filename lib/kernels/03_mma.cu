@@ -118,6 +118,23 @@ __device__ __forceinline__ P* opaque_ptr(P* ptr) {
     return ptr;
 }
 
+// The Q tile of a packed-GQA row block (block_info.cuh): row r of the tile is not r rows after row
+// 0 but position (m_start + r) / heads_per_kv of head m % heads_per_kv, so each sweep computes its
+// own source row (one integer division per sweep, in the prologue only). Rows at or past bi.rows
+// are zero-filled from bi.q.
+template <typename Tr>
+__device__ __forceinline__ void cp_async_q_packed(uint32_t smem_dst, const BlockInfo<typename Tr::T>& bi,
+                                                  const FwdParams& p, int m_start, int cp_row, int cp_chunk) {
+#pragma unroll
+    for (int pass = 0; pass < Tr::kBlockM / Tr::kCopyRowsPerPass; ++pass) {
+        const int row = m_start + cp_row + pass * Tr::kCopyRowsPerPass;
+        const uint32_t d = smem_dst + static_cast<uint32_t>(pass * Tr::kCopyRowsPerPass * Tr::kRowBytes);
+        const bool in_bounds = row < bi.rows;
+        const typename Tr::T* g = bi.q + (in_bounds ? bi.row_offset(row, p.q_row_stride, p.q_head_stride) : 0);
+        ptx::cp_async_cg_16(d, g + cp_chunk * kChunkElems, in_bounds ? 16 : 0);
+    }
+}
+
 // This thread's share of a kRows-row tile copy: chunk tid % kChunksPerRow of rows
 // tid / kChunksPerRow + kCopyRowsPerPass·pass, by 16-byte cp.async. smem_dst and gmem_src point at
 // the thread's first chunk; the swizzled column is the same in every sweep (kCopyRowsPerPass is a
@@ -150,8 +167,8 @@ __device__ __forceinline__ void cp_async_rows(uint32_t smem_dst, const typename 
 template <typename Tr, bool kMasked>
 __device__ __forceinline__ void mma_key_tile(const LdsmAddr<Tr::kRowBytes>& v, int32_t q_delta, int32_t k_delta,
                                              float (&o)[Tr::kMTiles][Tr::kNTilesO][4], float (&m)[Tr::kMTiles][2],
-                                             float (&l)[Tr::kMTiles][2], int m_start, int n_start, int seqlen_k,
-                                             bool causal, float scale_log2) {
+                                             float (&l)[Tr::kMTiles][2], int m_start, int n_start,
+                                             const FwdParams& p) {
     using T = typename Tr::T;
 
     float s[Tr::kMTiles][Tr::kNTilesS][4];
@@ -188,12 +205,14 @@ __device__ __forceinline__ void mma_key_tile(const LdsmAddr<Tr::kRowBytes>& v, i
     if constexpr (kMasked) {
         // Lane-dependent row/column origins are re-derived here from a fresh %tid.x rather than
         // kept live across the Q·Kᵀ loop, where register pressure peaks (3 registers there).
+        // n_start counts from the CTA's first key tile; a split's offset is derived here too
+        // (carrying it through the loop cost 10 registers at d=128, 245 -> 255).
         const int tid = ptx::tid_x();
         const int row0 = m_start + (tid / 32) * Tr::kWarpRows + (tid % 32) / 4;
-        const int col0 = n_start + 2 * (tid % 4);
-        mask_fragment(s, row0, col0, seqlen_k, causal);
+        const int col0 = split_first_tile(p, ptx::ctaid_y(), Tr::kBlockN) * Tr::kBlockN + n_start + 2 * (tid % 4);
+        mask_fragment(s, row0, col0, p.seqlen_k, p.causal, p.pack_gqa ? p.heads_per_kv : 1);
     }
-    softmax_rescale_fragment<true>(s, o, m, l, scale_log2);
+    softmax_rescale_fragment<true>(s, o, m, l, p.scale_log2);
 
     uint32_t pa[Tr::kMTiles][Tr::kKStepsPV][4];
     convert_p_fragment<T>(s, pa);
@@ -228,39 +247,59 @@ __global__ void __launch_bounds__(Tr::kNThreads, 2) mma_fwd_kernel(const __grid_
     const uint32_t sV = sK + Tr::kStages * Tr::kTileKVBytes;
 
     // Causal: the last query tiles see the most keys; issuing them first shortens the tail.
-    const int m_block = p.causal ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
-    const int m_start = m_block * Tr::kBlockM;
-    const BlockInfo<T> bi(p);
+    const BlockInfo<T> bi(p, Tr::kBlockM, p.causal);
+    const int m_start = bi.m_block * Tr::kBlockM;
     const int tid = threadIdx.x;
     const int warp = tid / 32;
     const int lane = tid % 32;
     const int warp_row = warp * Tr::kWarpRows;  // first row of this warp inside the tile
 
-    const int n_tiles = num_key_tiles(p, m_start, Tr::kBlockM, Tr::kBlockN);
-    // Tiles are visited from the last one down; those needing a mask (causal diagonal, partial
-    // tail) are a suffix of the key range, so they come first and the rest run unmasked.
+    // Key tiles [begin, end) of this CTA (all of them, or one split-KV chunk), visited from the
+    // last one down; those needing a mask (causal diagonal, partial tail) are a suffix of the key
+    // range, so they come first and the rest run unmasked.
+    const KeyRange keys = key_tile_range(p, bi, Tr::kBlockM, Tr::kBlockN);
+    const int n_tiles = keys.end - keys.begin;
+    const int first_pos = bi.position(m_start);
     int n_masked = 0;
     while (n_masked < n_tiles &&
-           tile_needs_mask(m_start, (n_tiles - 1 - n_masked) * Tr::kBlockN, Tr::kBlockN, p.seqlen_k, p.causal)) {
+           tile_needs_mask(first_pos, (keys.end - 1 - n_masked) * Tr::kBlockN, Tr::kBlockN, p.seqlen_k, p.causal)) {
         ++n_masked;
+    }
+
+    float o[Tr::kMTiles][Tr::kNTilesO][4];
+    float m[Tr::kMTiles][2];
+    float l[Tr::kMTiles][2];
+    init_fragment_state(o, m, l);
+    if (n_tiles <= 0) {
+        // An empty split-KV chunk (causal rows that end before it): its partial is zeros, lse -inf.
+        write_fragment_output<T, Tr::kHeadDim, Tr::kMTiles>(o, m, l, sQ, warp_row, lane, bi, m_start, p);
+        return;
     }
 
     // Prologue: Q and the highest key tile (the only partial ones), one commit group.
     const int cp_row = tid / Tr::kChunksPerRow;
     const int cp_chunk = tid % Tr::kChunksPerRow;
     const uint32_t cp_off = static_cast<uint32_t>(swizzled_offset<Tr::kHeadDim>(cp_row, cp_chunk) * sizeof(T));
-    cp_async_rows<Tr, Tr::kBlockM, true>(sQ + cp_off,
-                                         bi.q + (m_start + cp_row) * p.q_row_stride + cp_chunk * kChunkElems,
-                                         p.q_row_stride, cp_row, p.seqlen_q - m_start, bi.q);
+    if (bi.rows_per_pos == 1)
+        cp_async_rows<Tr, Tr::kBlockM, true>(sQ + cp_off,
+                                             bi.q + (m_start + cp_row) * p.q_row_stride + cp_chunk * kChunkElems,
+                                             p.q_row_stride, cp_row, bi.rows - m_start, bi.q);
+    else
+        cp_async_q_packed<Tr>(sQ + cp_off, bi, p, m_start, cp_row, cp_chunk);
+    // K and V from the CTA's first key tile on: inside the loop tiles count from keys.begin, so
+    // that only n_tiles is carried (see mma_key_tile's mask).
+    const T* k_base = bi.k + static_cast<int64_t>(keys.begin) * Tr::kBlockN * p.k_row_stride;
+    const T* v_base = bi.v + static_cast<int64_t>(keys.begin) * Tr::kBlockN * p.v_row_stride;
     const int n_last = (n_tiles - 1) * Tr::kBlockN;
+    const int keys_left = p.seqlen_k - keys.begin * Tr::kBlockN;  // keys from k_base on
     // The K/V source of a sweep is tile pointer (uniform: lives in uniform registers) + this
     // thread's 32-bit offset (cp_row < kCopyRowsPerPass, so it is small) + a uniform sweep stride.
     const int k_thread_off = cp_row * static_cast<int>(p.k_row_stride) + cp_chunk * kChunkElems;
     const int v_thread_off = cp_row * static_cast<int>(p.v_row_stride) + cp_chunk * kChunkElems;
-    cp_async_rows<Tr, Tr::kBlockN, true>(sK + cp_off, bi.k + n_last * p.k_row_stride + k_thread_off, p.k_row_stride,
-                                         cp_row, p.seqlen_k - n_last, bi.k);
-    cp_async_rows<Tr, Tr::kBlockN, true>(sV + cp_off, bi.v + n_last * p.v_row_stride + v_thread_off, p.v_row_stride,
-                                         cp_row, p.seqlen_k - n_last, bi.v);
+    cp_async_rows<Tr, Tr::kBlockN, true>(sK + cp_off, k_base + n_last * p.k_row_stride + k_thread_off, p.k_row_stride,
+                                         cp_row, keys_left - n_last, bi.k);
+    cp_async_rows<Tr, Tr::kBlockN, true>(sV + cp_off, v_base + n_last * p.v_row_stride + v_thread_off, p.v_row_stride,
+                                         cp_row, keys_left - n_last, bi.v);
     ptx::cp_async_commit_group();
 
     // Stage bookkeeping without per-iteration address math: v_addr points at the current V
@@ -271,12 +310,7 @@ __global__ void __launch_bounds__(Tr::kNThreads, 2) mma_fwd_kernel(const __grid_
     int32_t q_delta = static_cast<int32_t>(sQ + warp_row * Tr::kRowBytes - sV);
     uint32_t kv_dst = sK + Tr::kTileKVBytes + cp_off;  // V's is kv_dst + (sV - sK)
 
-    float o[Tr::kMTiles][Tr::kNTilesO][4];
-    float m[Tr::kMTiles][2];
-    float l[Tr::kMTiles][2];
-    init_fragment_state(o, m, l);
-
-    // Iteration i handles key tile n_tiles-1-i.
+    // Iteration i handles key tile keys.end-1-i, i.e. n_tiles-1-i counted from k_base.
     auto iteration = [&](int i, auto masked) {
         ptx::cp_async_wait_group<0>();
         // Publishes tile i to every warp and proves all warps are done with tile i-1, whose
@@ -284,15 +318,14 @@ __global__ void __launch_bounds__(Tr::kNThreads, 2) mma_fwd_kernel(const __grid_
         __syncthreads();
         if (i + 1 < n_tiles) {
             const int n0 = (n_tiles - 2 - i) * Tr::kBlockN;
-            cp_async_rows<Tr, Tr::kBlockN, false>(kv_dst, opaque_ptr(bi.k + n0 * p.k_row_stride) + k_thread_off,
+            cp_async_rows<Tr, Tr::kBlockN, false>(kv_dst, opaque_ptr(k_base + n0 * p.k_row_stride) + k_thread_off,
                                                   p.k_row_stride, 0, 0, nullptr);
-            cp_async_rows<Tr, Tr::kBlockN, false>(kv_dst + (sV - sK), opaque_ptr(bi.v + n0 * p.v_row_stride) + v_thread_off,
+            cp_async_rows<Tr, Tr::kBlockN, false>(kv_dst + (sV - sK), opaque_ptr(v_base + n0 * p.v_row_stride) + v_thread_off,
                                                   p.v_row_stride, 0, 0, nullptr);
             ptx::cp_async_commit_group();
         }
         mma_key_tile<Tr, decltype(masked)::value>(v_addr, q_delta, k_delta, o, m, l, m_start,
-                                                  (n_tiles - 1 - i) * Tr::kBlockN, p.seqlen_k, p.causal,
-                                                  p.scale_log2);
+                                                  (n_tiles - 1 - i) * Tr::kBlockN, p);
         const int32_t stage_step = (i & 1) ? -Tr::kTileKVBytes : Tr::kTileKVBytes;  // to the other stage
         v_addr.advance(stage_step);
         q_delta -= stage_step;
@@ -305,9 +338,11 @@ __global__ void __launch_bounds__(Tr::kNThreads, 2) mma_fwd_kernel(const __grid_
     normalize_fragment(o, l);
 
     // Epilogue (fragment_store.cuh) through this warp's own rows of sQ: only this warp read those
-    // Q rows, so the warp barrier inside orders its last ldmatrix before the overwrite.
-    store_o_fragment<T, Tr::kHeadDim, Tr::kMTiles>(o, sQ, warp_row, lane, bi.o + m_start * p.o_row_stride,
-                                                   p.o_row_stride, p.seqlen_q - m_start);
+    // Q rows, so the warp barrier inside orders its last ldmatrix before the overwrite. BlockInfo
+    // is derived afresh: carrying its output pointer and row mapping through the loop cost ~10
+    // registers at d=128 (245 -> 255).
+    write_fragment_output<T, Tr::kHeadDim, Tr::kMTiles>(o, m, l, sQ, warp_row, lane,
+                                                        BlockInfo<T>(p, Tr::kBlockM, p.causal, true), m_start, p);
 }
 
 // Launched with the largest shared-memory carveout: two CTAs need up to 2·(80 KB + 1 KB reserved),

@@ -245,7 +245,7 @@ __device__ __forceinline__ void producer(const FwdParams& p, uint32_t sQ, uint32
 
     // Step 0: Q and the highest key tile, the only partial ones.
     producer_copy_tile<Tr, Tr::kBlockM, true>(sQ, bi.q + (m_start + lane_row) * p.q_row_stride + lane_chunk * kChunkElems,
-                                              p.q_row_stride, col, lane_row, p.seqlen_q - m_start, bi.q);
+                                              p.q_row_stride, col, lane_row, bi.rows - m_start, bi.q);
     {
         const int n0 = (n_tiles - 1) * Tr::kBlockN;
         producer_copy_tile<Tr, Tr::kBlockN, true>(sK, bi.k + n0 * p.k_row_stride + k_lane_off, p.k_row_stride, col,
@@ -383,15 +383,15 @@ __global__ void __launch_bounds__(Tr::kNThreads, Tr::kCtasPerSm) warp_specialize
     const uint32_t empty_bar = sQ + Tr::kEmptyBarOffset;  // EMPTY_s at empty_bar + 8·s
     const uint32_t full_bar = sQ + Tr::kFullBarOffset;    // FULL_s at full_bar + 8·s
 
-    // Causal: the last query tiles see the most keys; issuing them first shortens the tail.
-    const int m_block = p.causal ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
-    const int m_start = m_block * Tr::kBlockM;
+    // Causal: the last query tiles see the most keys; issuing them first shortens the tail. (No
+    // split-KV or packed GQA on this rung: its registry row says so, so the key range is [0, end).)
+    const int m_start = BlockInfo<T>(p, Tr::kBlockM, p.causal).m_block * Tr::kBlockM;
     const int tid = threadIdx.x;
     const int warp = tid / 32;
     const int lane = tid % 32;
     // >= 1 whenever seqlen_k >= 1 (top-left causal: every query tile sees key 0). With no key at
     // all neither role touches a ring barrier and the consumers store zeros.
-    const int n_tiles = num_key_tiles(p, m_start, Tr::kBlockM, Tr::kBlockN);
+    const int n_tiles = key_tile_range(p, BlockInfo<T>(p, Tr::kBlockM, p.causal), Tr::kBlockM, Tr::kBlockN).end;
 
     // EMPTY_s: one arrival per consumer thread per phase; FULL_s: one per producer thread.
     // Initialised by one thread and published by the kernel's only CTA-wide barrier; after it the
@@ -408,7 +408,8 @@ __global__ void __launch_bounds__(Tr::kNThreads, Tr::kCtasPerSm) warp_specialize
     if (warp >= Tr::kProducerWarp) {
         if constexpr (Tr::kRegRealloc) hopper::setmaxnreg_dec<Tr::kProducerRegs>();
         if (n_tiles > 0)
-            producer<Tr>(p, sQ, sK, sV, full_bar, empty_bar, BlockInfo<T>(p), m_start, n_tiles, tid - Tr::kNConsumerThreads);
+            producer<Tr>(p, sQ, sK, sV, full_bar, empty_bar, BlockInfo<T>(p, Tr::kBlockM, p.causal), m_start, n_tiles,
+                         tid - Tr::kNConsumerThreads);
         return;
     }
     if constexpr (Tr::kRegRealloc) hopper::setmaxnreg_inc<Tr::kConsumerRegs>();
@@ -480,10 +481,8 @@ __global__ void __launch_bounds__(Tr::kNThreads, Tr::kCtasPerSm) warp_specialize
     // rows come from a fresh %tid.x and BlockInfo is built here: values held across the loop cost
     // registers where the 16-row rows sit at their cap.
     const int e_tid = ptx::tid_x();
-    const BlockInfo<T> bi(p);
-    store_o_fragment<T, Tr::kHeadDim, Tr::kMTiles>(o, sQ, (e_tid / 32) * Tr::kWarpRows, e_tid % 32,
-                                                   bi.o + m_start * p.o_row_stride, p.o_row_stride,
-                                                   p.seqlen_q - m_start);
+    write_fragment_output<T, Tr::kHeadDim, Tr::kMTiles>(o, m, l, sQ, (e_tid / 32) * Tr::kWarpRows, e_tid % 32,
+                                                        BlockInfo<T>(p, Tr::kBlockM, p.causal, true), m_start, p);
 }
 
 template <typename Tr>

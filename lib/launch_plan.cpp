@@ -1,0 +1,36 @@
+#include "fa/launch_plan.h"
+
+#include <algorithm>
+
+#include "fa/splitkv.h"
+
+namespace fa {
+
+LaunchPlan plan_launch(const KernelInfo& kernel, const KernelInstance& inst, const ProblemShape& p, int sm_count,
+                       int ctas_per_sm) {
+    LaunchPlan plan;
+    const int block_m = std::max(inst.tile.m_block_size, 1);
+    const int block_n = std::max(inst.tile.n_block_size, 1);
+    const int g = p.heads_per_kv();
+    plan.pack_gqa = kernel.caps.pack_gqa && inst.tile.m_block_size > 0 && g > 1 && 64 % g == 0 &&
+                    2 * p.seqlen_q <= block_m;
+    const long long rows = static_cast<long long>(p.seqlen_q) * (plan.pack_gqa ? g : 1);
+    const long long slots = plan.pack_gqa ? p.kv_heads() : p.heads;
+    plan.ctas = (rows + block_m - 1) / block_m * slots * p.batch;
+    plan.key_blocks = key_blocks(p.seqlen_k, block_n);
+    if (!kernel.caps.split_kv) return plan;
+    if (p.num_splits > 0) {
+        plan.num_splits = p.num_splits;
+    } else {
+        const int slots_on_gpu = std::max(sm_count, 1) * std::max(ctas_per_sm, 1);
+        plan.num_splits = choose_num_splits(plan.ctas, slots_on_gpu, plan.key_blocks);
+    }
+    return plan;
+}
+
+void apply_launch_plan(const LaunchPlan& plan, void* split_workspace, FwdParams* prm) {
+    prm->pack_gqa = plan.pack_gqa;
+    assign_splitkv_workspace(prm, plan.num_splits, split_workspace);
+}
+
+}  // namespace fa
