@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "fa/registry.h"
+#include "fa/splitkv.h"
 
 namespace fa {
 namespace {
@@ -43,6 +44,16 @@ std::string validate(const Options& o) {
                                    m, t);
     for (int c : o.causal)
         if (c != 0 && c != 1) return fmt::format("--causal {}: each value must be 0 or 1", c);
+    for (int kv : o.num_head_kv) {
+        if (kv <= 0) return fmt::format("--num_head_kv {}: must be a positive integer", kv);
+        for (int h : o.num_head)
+            if (h % kv != 0)
+                return fmt::format("--num_head_kv {} with --num_head {}: num_head_kv must divide num_head", kv, h);
+    }
+    for (int n : o.num_splits)
+        if (n < 0 || n > kMaxSplits)
+            return fmt::format("--num_splits {}: must be 0 (heuristic), 1 (off) or a split count up to {}", n,
+                               kMaxSplits);
     if (o.warmup_iterations < 0)
         return fmt::format("--warmup_iterations {}: must be >= 0", o.warmup_iterations);
     if (o.iterations < 1) return fmt::format("--iterations {}: must be >= 1", o.iterations);
@@ -81,6 +92,12 @@ int parse_options(int argc, const char* const* argv, Options* o, std::string* me
     app.add_option("--seqlen_q", o->seqlen_q, "Query sequence length (default 8192)")->delimiter(',');
     app.add_option("--seqlen_k", o->seqlen_k, "Key/value sequence length (default 8192)")->delimiter(',');
     app.add_option("--num_head", o->num_head, "Number of heads (default 16)")->delimiter(',');
+    app.add_option("--num_head_kv", o->num_head_kv,
+                   "K/V heads (GQA; 1 = MQA); must divide --num_head (default: --num_head)")
+        ->delimiter(',');
+    app.add_option("--num_splits", o->num_splits,
+                   "Split-KV chunks: 0 = heuristic (default), 1 = off, N = N chunks of the key range")
+        ->delimiter(',');
     app.add_option("--head_dim", o->head_dim, "Head dimension (default 128)")->delimiter(',');
     app.add_option("--softmax_scale", o->softmax_scale, "Scale of Q.K^T (default 1/sqrt(head_dim))");
     app.add_option("--m_block_size", o->m_block_size, "Query rows per CTA (default: the kernel's tuned tile)")

@@ -24,6 +24,8 @@ struct Options {
     std::vector<int> seqlen_q{8192};
     std::vector<int> seqlen_k{8192};
     std::vector<int> num_head{16};
+    std::vector<int> num_head_kv;    // K/V heads (GQA); empty: as many as --num_head
+    std::vector<int> num_splits{0};  // split-KV: 0 = heuristic, 1 = off, N = N chunks
     std::vector<int> head_dim{128};
     float softmax_scale = 0.0f;   // 0: 1/sqrt(head_dim) (the example defaults to 0.5; README says why)
     std::vector<int> m_block_size;  // empty: each kernel's tuned default

@@ -1,5 +1,7 @@
 #include "plan.h"
 
+#include "fa/splitkv.h"
+#include "row_columns.h"
 #include "schema.h"
 
 #include <fmt/format.h>
@@ -11,25 +13,31 @@ namespace {
 
 std::vector<ProblemShape> expand_problems(const Options& o) {
     std::vector<ProblemShape> out;
+    // No --num_head_kv: one entry meaning "as many K/V heads as query heads" (0).
+    const std::vector<int> kv_heads = o.num_head_kv.empty() ? std::vector<int>{0} : o.num_head_kv;
     for (DType t : o.dtypes)
         for (int b : o.batch_size)
             for (int h : o.num_head)
-                for (int d : o.head_dim)
-                    for (int sq : o.seqlen_q)
-                        for (int sk : o.seqlen_k)
-                            for (int c : o.causal) {
-                                ProblemShape p;
-                                p.dtype = t;
-                                p.batch = b;
-                                p.heads = h;
-                                p.head_dim = d;
-                                p.seqlen_q = sq;
-                                p.seqlen_k = sk;
-                                p.causal = c != 0;
-                                p.layout = o.layout;
-                                p.softmax_scale = o.softmax_scale;
-                                out.push_back(p);
-                            }
+                for (int kv : kv_heads)
+                    for (int d : o.head_dim)
+                        for (int sq : o.seqlen_q)
+                            for (int sk : o.seqlen_k)
+                                for (int c : o.causal)
+                                    for (int splits : o.num_splits) {
+                                        ProblemShape p;
+                                        p.dtype = t;
+                                        p.batch = b;
+                                        p.heads = h;
+                                        p.heads_kv = kv == h ? 0 : kv;
+                                        p.head_dim = d;
+                                        p.seqlen_q = sq;
+                                        p.seqlen_k = sk;
+                                        p.causal = c != 0;
+                                        p.layout = o.layout;
+                                        p.softmax_scale = o.softmax_scale;
+                                        p.num_splits = splits;
+                                        out.push_back(p);
+                                    }
     return out;
 }
 
@@ -69,7 +77,11 @@ std::vector<Job> plan_jobs(const ProblemShape& p, const Sweep& sweep, const Devi
             Job j;
             j.kernel = k;
             j.reason = check_support(*k, p, t, dev.sm, dev.smem_optin, &j.inst);
-            if (j.inst && k->workspace_bytes) j.workspace = k->workspace_bytes(p);
+            if (j.inst) {
+                j.plan = plan_launch(*k, *j.inst, p, dev.sm_count, resident_ctas_per_sm(dev, *j.inst));
+                if (k->workspace_bytes) j.kernel_workspace = k->workspace_bytes(p);
+                j.workspace = (j.kernel_workspace + 255) / 256 * 256 + splitkv_workspace_bytes(p, j.plan.num_splits);
+            }
             if (j.inst && io + ref + j.workspace + reserve > dev.free_bytes) {
                 j.reason = fmt::format("needs {:.1f} GB of device memory ({:.1f} GB workspace), {:.1f} GB free",
                                        (io + ref + j.workspace + reserve) / 1e9, j.workspace / 1e9,
@@ -82,6 +94,17 @@ std::vector<Job> plan_jobs(const ProblemShape& p, const Sweep& sweep, const Devi
         }
     }
     return jobs;
+}
+
+std::string check_jobs(const ProblemShape& p, const std::vector<Job>& jobs) {
+    if (p.num_splits <= 1) return {};
+    for (const Job& j : jobs)
+        if (j.inst && p.num_splits > j.plan.key_blocks)
+            return fmt::format(
+                "--num_splits {}: must be at most the key blocks of each selected kernel; {} has ceil({} / {}) = {} at "
+                "seqlen_k {}",
+                p.num_splits, j.kernel->slug, p.seqlen_k, j.inst->tile.n_block_size, j.plan.key_blocks, p.seqlen_k);
+    return {};
 }
 
 }  // namespace fa

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "device.h"
+#include "fa/launch_plan.h"
 #include "fa/registry.h"
 #include "options.h"
 
@@ -26,12 +27,19 @@ struct Job {
     const KernelInfo* kernel = nullptr;
     const KernelInstance* inst = nullptr;  // null: cannot run, see reason
     std::string reason;
-    std::size_t workspace = 0;  // scratch bytes the instance needs for this problem
+    std::size_t kernel_workspace = 0;  // scratch bytes the instance itself needs for this problem
+    std::size_t workspace = 0;         // that plus the split partials (fa/splitkv.h), 256-byte aligned
+    LaunchPlan plan;                   // packed GQA and split count (fa/launch_plan.h)
 };
 
 // One Job per (kernel, tile) of the sweep for problem `p` on `dev`; a kernel without tiles gets
 // one Job for the whole tile sweep. `with_reference`: the FP32 reference output will be
 // allocated too, so it counts against the device's free memory.
 std::vector<Job> plan_jobs(const ProblemShape& p, const Sweep& sweep, const DeviceInfo& dev, bool with_reference);
+
+// Up-front rules that need the kernels' tiles (checked before anything runs, README: bad input):
+// an explicit --num_splits N above a runnable kernel's key blocks (ceil(seqlen_k / n_block_size))
+// would leave splits without keys. Returns one line naming the flag and the rule, or "".
+std::string check_jobs(const ProblemShape& p, const std::vector<Job>& jobs);
 
 }  // namespace fa

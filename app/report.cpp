@@ -42,6 +42,8 @@ const std::vector<CsvColumn>& csv_column_table() {
         {"seqlen_q", "Sq, query rows per sequence", [](R r) { return std::to_string(r.seqlen_q); }},
         {"seqlen_k", "Sk, key/value rows per sequence", [](R r) { return std::to_string(r.seqlen_k); }},
         {"num_head", "H", [](R r) { return std::to_string(r.num_head); }},
+        {"num_head_kv", "K/V heads (GQA: query head h reads K/V head h / (num_head / num_head_kv))",
+         [](R r) { return std::to_string(r.num_head_kv); }},
         {"head_dim", "D", [](R r) { return std::to_string(r.head_dim); }},
         {"is_causal", "1: causal mask, top-left aligned (query i sees key j iff j <= i)",
          [](R r) { return std::to_string(r.is_causal); }},
@@ -53,6 +55,10 @@ const std::vector<CsvColumn>& csv_column_table() {
          [](R r) { return count(r.n_block_size); }},
         {"num_threads", "threads per CTA of the tile (consumer threads on the warp-specialized rungs)",
          [](R r) { return count(r.num_threads); }},
+        {"num_splits", "split-KV chunks the launch used (1: off; --num_splits 0 lets the heuristic choose)",
+         [](R r) { return count(r.num_splits); }},
+        {"pack_gqa", "1: the query heads of a K/V head shared row blocks (packed GQA)",
+         [](R r) { return r.num_splits > 0 ? std::to_string(r.pack_gqa) : std::string(); }},
         {"warmup_iterations", "untimed launches before timing",
          [](R r) { return std::to_string(r.warmup_iterations); }},
         {"iterations", "timed launches, each between its own pair of CUDA events",
@@ -62,7 +68,7 @@ const std::vector<CsvColumn>& csv_column_table() {
         {"seed", "seed of the input generator", [](R r) { return std::to_string(r.seed); }},
         {"flops", "4*B*H*D*U, U = unmasked scores (Sq*Sk, or the causal triangle); softmax not counted",
          [](R r) { return fmt::format("{:.0f}", r.flops); }},
-        {"compulsory_bytes", "(2*Sq + 2*Sk)*B*H*D*sizeof(dtype): Q, K, V read once, O written once",
+        {"compulsory_bytes", "(2*Sq*H + 2*Sk*H_kv)*B*D*sizeof(dtype): Q, K, V read once, O written once",
          [](R r) { return fmt::format("{:.0f}", r.compulsory_bytes); }},
         {"arithmetic_intensity", "flops / compulsory_bytes, FLOP per byte",
          [](R r) { return fmt::format("{:.6g}", r.arithmetic_intensity); }},
@@ -80,6 +86,8 @@ const std::vector<CsvColumn>& csv_column_table() {
         {"max_abs_err", "max |o - ref| (empty: not checked)", [](R r) { return num(r.max_abs_err, r.checked); }},
         {"rel_l2_err", "||o - ref||_2 / ||ref||_2 (empty: not checked)",
          [](R r) { return num(r.rel_l2_err, r.checked); }},
+        {"lse_max_abs_err", "max |lse - lse_ref| of the row log-sum-exp (empty: the kernel writes none)",
+         [](R r) { return num(r.lse_max_abs_err, r.lse_checked); }},
         {"model_bytes", "napkin-model DRAM bytes of the tile that ran, no L2 reuse (seed 003)",
          [](R r) { return num(r.model_bytes, r.modeled); }},
         {"bound_ms", "max(flops / peak_tflops, model_bytes / peak_gbs, exponentials / SFU rate), ms",
@@ -91,6 +99,8 @@ const std::vector<CsvColumn>& csv_column_table() {
          [](R r) { return r.peak_source; }},
         {"peak_tflops", "matmul ceiling the bound used, TFLOP/s", [](R r) { return num(r.peak_tflops, r.modeled); }},
         {"peak_gbs", "DRAM ceiling the bound used, GB/s", [](R r) { return num(r.peak_gbs, r.modeled); }},
+        {"pct_of_copy", "bandwidth_gbs / peak_gbs, %: compulsory bytes against the copy ceiling (decode's metric)",
+         [](R r) { return num(r.pct_of_copy, r.modeled && r.timed); }},
         {"smem_per_cta", "dynamic shared memory per CTA, bytes", [](R r) { return count(r.smem_per_cta); }},
         {"regs_per_thread", "registers per thread (cudaFuncGetAttributes)",
          [](R r) { return count(r.regs_per_thread); }},
@@ -140,25 +150,31 @@ std::string append_csv(const std::string& path, const std::vector<ResultRow>& ro
 
 namespace {
 constexpr const char* kTableFmt =
-    "{:<17} {:<8} {:>3} {:>3} {:>6} {:>6} {:>4} {:>2} {:>11} {:>9} {:>6} {:>8} {:>8} {:>6} {:>8} {:>6}  {:<11} {:>8}  {}\n";
+    "{:<17} {:<8} {:>3} {:>3} {:>3} {:>6} {:>6} {:>4} {:>2} {:>11} {:>3} {:>9} {:>6} {:>8} {:>8} {:>5} {:>6} {:>8} "
+    "{:>6}  {:<11} {:>8}  {}\n";
 std::string tile_cell(const ResultRow& r) {
     return r.m_block_size ? fmt::format("{}x{}x{}", r.m_block_size, r.n_block_size, r.num_threads) : "-";
+}
+// Split-KV chunks, "p" appended when GQA heads were packed into the row blocks.
+std::string splits_cell(const ResultRow& r) {
+    return r.num_splits > 0 ? fmt::format("{}{}", r.num_splits, r.pack_gqa ? "p" : "") : "-";
 }
 }  // namespace
 
 void print_table_header(std::FILE* out) {
-    fmt::print(out, fmt::runtime(kTableFmt), "kernel", "dtype", "B", "H", "Sq", "Sk", "D", "c", "tile", "ms",
-               "noise%", "TFLOP/s", "GB/s", "AI", "GFLOP", "%bound", "check", "rel_err", "note");
+    fmt::print(out, fmt::runtime(kTableFmt), "kernel", "dtype", "B", "H", "Hkv", "Sq", "Sk", "D", "c", "tile", "spl",
+               "ms", "noise%", "TFLOP/s", "GB/s", "%copy", "AI", "GFLOP", "%bound", "check", "rel_err", "note");
 }
 
 void print_table_row(std::FILE* out, const ResultRow& r) {
     auto timed = [&](double v, int precision) {
         return r.timed ? fmt::format("{:.{}f}", v, precision) : std::string("-");
     };
-    fmt::print(out, fmt::runtime(kTableFmt), r.kernel, r.dtype, r.batch_size, r.num_head, r.seqlen_q, r.seqlen_k,
-               r.head_dim, r.is_causal, tile_cell(r), timed(r.time_ms_median, 4), timed(r.noise_pct, 1),
-               timed(r.tflops, 1), timed(r.bandwidth_gbs, 0), fmt::format("{:.1f}", r.arithmetic_intensity),
-               fmt::format("{:.1f}", r.flops / 1e9),
+    fmt::print(out, fmt::runtime(kTableFmt), r.kernel, r.dtype, r.batch_size, r.num_head, r.num_head_kv, r.seqlen_q,
+               r.seqlen_k, r.head_dim, r.is_causal, tile_cell(r), splits_cell(r), timed(r.time_ms_median, 4),
+               timed(r.noise_pct, 1), timed(r.tflops, 1), timed(r.bandwidth_gbs, 0),
+               r.modeled && r.timed ? fmt::format("{:.0f}", r.pct_of_copy) : "-",
+               fmt::format("{:.1f}", r.arithmetic_intensity), fmt::format("{:.1f}", r.flops / 1e9),
                r.modeled && r.timed ? fmt::format("{:.0f}", r.pct_of_bound) : "-", r.check,
                r.checked ? fmt::format("{:.2e}", r.rel_l2_err) : "-", r.note);
     std::fflush(out);
@@ -166,18 +182,20 @@ void print_table_row(std::FILE* out, const ResultRow& r) {
 
 namespace {
 constexpr const char* kExplainFmt =
-    "{:<17} {:<8} {:>3} {:>3} {:>6} {:>6} {:>4} {:>2} {:>11} {:>8} {:>5} {:>7} {:>7} {:>10} {:>10} {:>9} {:>8}  {}\n";
+    "{:<17} {:<8} {:>3} {:>3} {:>3} {:>6} {:>6} {:>4} {:>2} {:>11} {:>3} {:>8} {:>5} {:>7} {:>7} {:>10} {:>10} {:>9} "
+    "{:>8}  {}\n";
 }  // namespace
 
 void print_explain_header(std::FILE* out) {
-    fmt::print(out, fmt::runtime(kExplainFmt), "kernel", "dtype", "B", "H", "Sq", "Sk", "D", "c", "tile",
-               "smem_B", "regs", "CTA/SM", "waves", "model_MB", "compul_MB", "bound_ms", "binds", "note");
+    fmt::print(out, fmt::runtime(kExplainFmt), "kernel", "dtype", "B", "H", "Hkv", "Sq", "Sk", "D", "c", "tile",
+               "spl", "smem_B", "regs", "CTA/SM", "waves", "model_MB", "compul_MB", "bound_ms", "binds", "note");
 }
 
 void print_explain_row(std::FILE* out, const ResultRow& r) {
     auto opt = [](int v) { return v > 0 ? std::to_string(v) : std::string("-"); };
-    fmt::print(out, fmt::runtime(kExplainFmt), r.kernel, r.dtype, r.batch_size, r.num_head, r.seqlen_q,
-               r.seqlen_k, r.head_dim, r.is_causal, tile_cell(r), opt(r.smem_per_cta), opt(r.regs_per_thread),
+    fmt::print(out, fmt::runtime(kExplainFmt), r.kernel, r.dtype, r.batch_size, r.num_head, r.num_head_kv,
+               r.seqlen_q, r.seqlen_k, r.head_dim, r.is_causal, tile_cell(r), splits_cell(r), opt(r.smem_per_cta),
+               opt(r.regs_per_thread),
                opt(r.ctas_per_sm), r.waves > 0 ? fmt::format("{:.2f}", r.waves) : "-",
                r.modeled ? fmt::format("{:.1f}", r.model_bytes / 1e6) : "-",
                fmt::format("{:.1f}", r.compulsory_bytes / 1e6),

@@ -23,6 +23,9 @@ struct ResultRow {
     Provenance prov;
     std::string kernel, dtype, layout;
     int batch_size = 0, seqlen_q = 0, seqlen_k = 0, num_head = 0, head_dim = 0, is_causal = 0;
+    int num_head_kv = 0;  // K/V heads (= num_head without GQA)
+    int num_splits = 0;   // split-KV chunks the launch used (0: unknown / not planned, 1: off)
+    int pack_gqa = 0;     // 1: query heads of a K/V head shared row blocks
     double softmax_scale = 0;
     int m_block_size = 0, n_block_size = 0, num_threads = 0;  // 0: not a tiled kernel (empty cell)
     int warmup_iterations = 0, iterations = 0, use_cold_l2 = 0;
@@ -33,11 +36,14 @@ struct ResultRow {
     std::string check;  // PASS, FAIL, SKIPPED (--skip_ref_check), UNSUPPORTED, n/a
     bool checked = false;
     double max_abs_err = 0, rel_l2_err = 0;
+    bool lse_checked = false;  // the kernel wrote the row LSE and it was compared
+    double lse_max_abs_err = 0;
     // The napkin model (seed 003) and the tile's resources; empty when unknown.
     bool modeled = false;
     double model_bytes = 0, bound_ms = 0, pct_of_bound = 0;
     std::string bound_term, peak_source;
     double peak_tflops = 0, peak_gbs = 0;  // the ceilings the bound used
+    double pct_of_copy = 0;                // bandwidth_gbs / peak_gbs, % (decode: how close to the copy ceiling)
     int smem_per_cta = 0, regs_per_thread = 0, ctas_per_sm = 0;
     double waves = 0;
     std::string note;

@@ -5,6 +5,7 @@
 
 #include "device.h"
 #include "fa/kernel_api.h"
+#include "fa/launch_plan.h"
 #include "fa/model.h"
 #include "options.h"
 #include "report.h"
@@ -14,12 +15,18 @@ namespace fa {
 // A row for problem `p` with provenance and the measurement flags; kernel, check and times empty.
 ResultRow base_row(const Options& o, const Provenance& prov, const ProblemShape& p);
 
-// Shared memory, registers, CTAs per SM and waves of `inst` on `dev` (registers and occupancy from
-// the CUDA runtime, left empty when it cannot tell).
-void fill_resources(const DeviceInfo& dev, const ProblemShape& p, const KernelInstance& inst, ResultRow* r);
+// CTAs of `inst` resident per SM on `dev` (occupancy API, after the shared-memory opt-in the launch
+// makes); 0 when it cannot tell (no GPU, untiled kernel).
+int resident_ctas_per_sm(const DeviceInfo& dev, const KernelInstance& inst);
 
-// The napkin model for a tile of `m_block` query rows (0: untiled) with the peaks of `dev`
-// (`cal` when calibrated); pct_of_bound too when the row is already timed. Nothing without a GPU.
-void fill_model(const DeviceInfo& dev, const Calibration* cal, const ProblemShape& p, int m_block, ResultRow* r);
+// Shared memory, registers, CTAs per SM and waves of `inst` on `dev` (registers and occupancy from
+// the CUDA runtime, left empty when it cannot tell), and how the launch runs (`plan`).
+void fill_resources(const DeviceInfo& dev, const KernelInstance& inst, const LaunchPlan& plan, ResultRow* r);
+
+// The napkin model for a tile of `m_block` query rows (0: untiled) run as `plan` says, with the
+// peaks of `dev` (`cal` when calibrated); pct_of_bound and pct_of_copy too when the row is already
+// timed. Nothing without a GPU.
+void fill_model(const DeviceInfo& dev, const Calibration* cal, const ProblemShape& p, int m_block,
+                const LaunchPlan& plan, ResultRow* r);
 
 }  // namespace fa

@@ -47,15 +47,25 @@ class Runner {
         if (o_.explain) print_explain_header(stdout);
         else print_table_header(stdout);
 
+        // Every problem is planned before anything runs, so that a rule that needs the kernels'
+        // tiles (check_jobs) refuses the sweep up front rather than halfway.
+        std::vector<std::vector<Job>> planned;
+        for (const ProblemShape& p : sweep.problems) {
+            planned.push_back(plan_jobs(p, sweep, dev_, checks_outputs()));
+            if (const std::string e = check_jobs(p, planned.back()); !e.empty()) {
+                fmt::print(stderr, "fa-bench: {}\n", e);
+                return 2;
+            }
+        }
         int runnable = 0;
         std::vector<std::string> reasons;
-        for (const ProblemShape& p : sweep.problems) {
-            std::vector<Job> jobs = plan_jobs(p, sweep, dev_, checks_outputs());
-            for (const Job& j : jobs) {
+        for (std::size_t i = 0; i < sweep.problems.size(); ++i) {
+            const ProblemShape& p = sweep.problems[i];
+            for (const Job& j : planned[i]) {
                 if (j.inst) ++runnable;
                 else reasons.push_back(fmt::format("{} [{}]: {}", j.kernel->slug, shape_tag(p), j.reason));
             }
-            run_problem(p, jobs);
+            run_problem(p, planned[i]);
         }
         if (runnable == 0) {
             fmt::print(stderr, "fa-bench: no selected kernel can run the requested problem(s):\n");
@@ -102,15 +112,15 @@ class Runner {
             r.m_block_size = j.inst->tile.m_block_size;
             r.n_block_size = j.inst->tile.n_block_size;
             r.num_threads = j.inst->tile.num_threads;
-            fill_resources(dev_, p, *j.inst, &r);
+            fill_resources(dev_, *j.inst, j.plan, &r);
             if (o_.explain) {
                 r.check = "n/a";
-                fill_model(dev_, calibration(), p, r.m_block_size, &r);
+                fill_model(dev_, calibration(), p, r.m_block_size, j.plan, &r);
                 emit(r);
                 continue;
             }
             try {
-                measure(*j.inst, *tensors, fmt::format("{} {}", j.kernel->slug, shape_tag(p)), &r);
+                measure(j, *tensors, fmt::format("{} {}", j.kernel->slug, shape_tag(p)), &r);
             } catch (const std::runtime_error& e) {
                 // A kernel fault leaves the context unusable: report it and stop cleanly.
                 r.check = "FAIL";
@@ -119,14 +129,19 @@ class Runner {
                 emit(r);
                 throw;
             }
-            fill_model(dev_, calibration(), p, r.m_block_size, &r);
+            fill_model(dev_, calibration(), p, r.m_block_size, j.plan, &r);
             emit(r);
         }
     }
 
-    // `label` ("<kernel> <shape_tag>") names the NVTX ranges README's ncu filters select.
-    void measure(const KernelInstance& inst, ProblemTensors& tensors, const std::string& label, ResultRow* r) {
-        const FwdParams& prm = tensors.params();
+    // `label` ("<kernel> <shape_tag>") names the NVTX ranges README's ncu filters select. The
+    // checked launch also writes the rows' LSE where the kernel can (compared with the
+    // reference's); the timed launches do not, so they time the inference forward.
+    void measure(const Job& job, ProblemTensors& tensors, const std::string& label, ResultRow* r) {
+        const KernelInstance& inst = *job.inst;
+        const bool check_lse = checks_outputs() && job.kernel->caps.lse;
+        const FwdParams checked_prm = tensors.with_plan(job.plan, job.kernel_workspace, check_lse);
+        const FwdParams prm = tensors.with_plan(job.plan, job.kernel_workspace, false);
         const Launch launch = [&](cudaStream_t s) { return inst.launch(prm, s); };
         if (o_.profile) {
             // Exactly one launch, so `ncu --nvtx-include` captures exactly this kernel's work.
@@ -137,11 +152,18 @@ class Runner {
         }
         if (checks_outputs()) {
             tensors.poison_output(stream_);
-            launch_once(launch, stream_, label + kNvtxCheckSuffix);
-            const CheckResult c = tensors.check_output();
+            if (check_lse) tensors.poison_lse(stream_);
+            launch_once([&](cudaStream_t s) { return inst.launch(checked_prm, s); }, stream_, label + kNvtxCheckSuffix);
+            CheckResult c = tensors.check_output();
             r->checked = true;
             r->max_abs_err = c.max_abs_err;
             r->rel_l2_err = c.rel_l2_err;
+            if (check_lse) {
+                const CheckResult lse = tensors.check_lse();
+                r->lse_checked = true;
+                r->lse_max_abs_err = lse.max_abs_err;
+                if (c.pass && !lse.pass) c = lse;
+            }
             r->check = c.pass ? "PASS" : "FAIL";
             if (!c.pass) {
                 r->note = c.reason;
@@ -150,7 +172,10 @@ class Runner {
         } else {
             r->check = "SKIPPED";
         }
-        if (!o_.save_tensors.empty()) tensors.save_output(o_.save_tensors, r->kernel, stream_);
+        if (!o_.save_tensors.empty()) {
+            tensors.save_output(o_.save_tensors, r->kernel, stream_);
+            if (check_lse) tensors.save_lse(o_.save_tensors, r->kernel, stream_);
+        }
 
         const Timing t = time_launches(launch, policy_, stream_, label);
         r->timed = true;

@@ -16,6 +16,7 @@ namespace fa {
 std::string nvtx_problem_tag(const ProblemShape& p) {
     return fmt::format(fmt::runtime(kNvtxProblemTag), fmt::arg("dtype", dtype_name(p.dtype)),
                        fmt::arg("batch_size", p.batch), fmt::arg("num_head", p.heads),
+                       fmt::arg("num_head_kv", p.kv_heads()),
                        fmt::arg("seqlen_q", p.seqlen_q), fmt::arg("seqlen_k", p.seqlen_k),
                        fmt::arg("head_dim", p.head_dim), fmt::arg("is_causal", p.causal ? 1 : 0));
 }

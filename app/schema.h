@@ -20,7 +20,7 @@ inline constexpr const char* kNvtxDomain = "fa-bench";
 // A problem inside NVTX range names, as a fmt format whose fields are CSV column names, so a
 // script can both fill it and turn it into a pattern that reads a range name back.
 inline constexpr const char* kNvtxProblemTag =
-    "{dtype} b{batch_size} h{num_head} sq{seqlen_q} sk{seqlen_k} d{head_dim} c{is_causal}";
+    "{dtype} b{batch_size} h{num_head} hkv{num_head_kv} sq{seqlen_q} sk{seqlen_k} d{head_dim} c{is_causal}";
 
 std::string nvtx_problem_tag(const ProblemShape& p);
 

@@ -18,15 +18,21 @@ std::vector<float> copy_to_host_float(const void* dptr, DType dtype, std::size_t
     return to_float_vector(raw.data(), dtype, count);
 }
 
-std::vector<long> logical_shape(const ProblemShape& p, int seqlen) {
-    if (p.layout == Layout::BSHD) return {p.batch, seqlen, p.heads, p.head_dim};
-    return {p.batch, p.heads, seqlen, p.head_dim};
+std::vector<long> logical_shape(const ProblemShape& p, int seqlen, int heads) {
+    if (p.layout == Layout::BSHD) return {p.batch, seqlen, heads, p.head_dim};
+    return {p.batch, heads, seqlen, p.head_dim};
+}
+
+std::vector<float> copy_floats(const void* dptr, std::size_t count) {
+    std::vector<float> host(count);
+    cuda_check(cudaMemcpy(host.data(), dptr, count * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    return host;
 }
 
 std::string tensor_dir(const std::string& root, const ProblemShape& p) {
-    const std::string dir = fmt::format("{}/{}_{}_b{}_h{}_sq{}_sk{}_d{}_c{}", root, dtype_name(p.dtype),
-                                        layout_name(p.layout), p.batch, p.heads, p.seqlen_q, p.seqlen_k, p.head_dim,
-                                        p.causal ? 1 : 0);
+    const std::string dir = fmt::format("{}/{}_{}_b{}_h{}_hkv{}_sq{}_sk{}_d{}_c{}", root, dtype_name(p.dtype),
+                                        layout_name(p.layout), p.batch, p.heads, p.kv_heads(), p.seqlen_q,
+                                        p.seqlen_k, p.head_dim, p.causal ? 1 : 0);
     std::filesystem::create_directories(dir);
     return dir;
 }
@@ -37,25 +43,45 @@ ProblemTensors::ProblemTensors(const ProblemShape& p, std::size_t workspace_byte
                                bool with_reference, cudaStream_t stream)
     : p_(p),
       q_elems_(static_cast<std::size_t>(p.batch) * p.seqlen_q * p.heads * p.head_dim),
-      kv_elems_(static_cast<std::size_t>(p.batch) * p.seqlen_k * p.heads * p.head_dim),
+      kv_elems_(static_cast<std::size_t>(p.batch) * p.seqlen_k * p.kv_heads() * p.head_dim),
+      rows_(static_cast<std::size_t>(p.batch) * p.heads * p.seqlen_q),
       q_(q_elems_ * dtype_bytes(p.dtype)),
       k_(kv_elems_ * dtype_bytes(p.dtype)),
       v_(kv_elems_ * dtype_bytes(p.dtype)),
       o_(q_elems_ * dtype_bytes(p.dtype)),
       workspace_(workspace_bytes),
       reference_(with_reference ? q_elems_ * sizeof(float) : 0),
+      lse_(rows_ * sizeof(float)),
+      lse_reference_(with_reference ? rows_ * sizeof(float) : 0),
       params_(make_fwd_params(p, q_.ptr, k_.ptr, v_.ptr, o_.ptr, workspace_.ptr, workspace_.bytes)) {
     cuda_check(fill_random_normal(q_.ptr, p.dtype, q_elems_, seed, 0, stream), "fill q");
     cuda_check(fill_random_normal(k_.ptr, p.dtype, kv_elems_, seed, 1, stream), "fill k");
     cuda_check(fill_random_normal(v_.ptr, p.dtype, kv_elems_, seed, 2, stream), "fill v");
 }
 
-void ProblemTensors::compute_reference(cudaStream_t stream) {
-    cuda_check(attention_reference_gpu(params_, static_cast<float*>(reference_.ptr), stream), "reference");
-    cuda_check(cudaStreamSynchronize(stream), "reference");
-    reference_host_.resize(q_elems_);
-    cuda_check(cudaMemcpy(reference_host_.data(), reference_.ptr, q_elems_ * 4, cudaMemcpyDeviceToHost), "copy ref");
+FwdParams ProblemTensors::with_plan(const LaunchPlan& plan, std::size_t kernel_workspace, bool with_lse) {
+    FwdParams prm = params_;
+    // The split partials follow the kernel's own scratch, 256-byte aligned (fa/splitkv.h).
+    const std::size_t offset = (kernel_workspace + 255) / 256 * 256;
+    apply_launch_plan(plan, static_cast<unsigned char*>(workspace_.ptr) + offset, &prm);
+    prm.lse = with_lse ? static_cast<float*>(lse_.ptr) : nullptr;
+    return prm;
 }
+
+void ProblemTensors::compute_reference(cudaStream_t stream) {
+    cuda_check(attention_reference_gpu(params_, static_cast<float*>(reference_.ptr), stream,
+                                       static_cast<float*>(lse_reference_.ptr)),
+               "reference");
+    cuda_check(cudaStreamSynchronize(stream), "reference");
+    reference_host_ = copy_floats(reference_.ptr, q_elems_);
+    lse_reference_host_ = copy_floats(lse_reference_.ptr, rows_);
+}
+
+void ProblemTensors::poison_lse(cudaStream_t stream) {
+    cuda_check(cudaMemsetAsync(lse_.ptr, 0xFF, lse_.bytes, stream), "poison lse");
+}
+
+CheckResult ProblemTensors::check_lse() const { return compare_lse(copy_floats(lse_.ptr, rows_), lse_reference_host_); }
 
 void ProblemTensors::poison_output(cudaStream_t stream) {
     cuda_check(cudaMemsetAsync(o_.ptr, 0xFF, o_.bytes, stream), "poison o");
@@ -69,26 +95,37 @@ void ProblemTensors::save_inputs(const std::string& root, uint64_t seed, const s
                                  cudaStream_t stream) const {
     cuda_check(cudaStreamSynchronize(stream), "inputs");
     const std::string dir = tensor_dir(root, p_);
-    for (auto [name, buf, n, s] : {std::tuple{"q", &q_, q_elems_, p_.seqlen_q}, {"k", &k_, kv_elems_, p_.seqlen_k},
-                                   {"v", &v_, kv_elems_, p_.seqlen_k}}) {
+    for (auto [name, buf, n, s, h] : {std::tuple{"q", &q_, q_elems_, p_.seqlen_q, p_.heads},
+                                      {"k", &k_, kv_elems_, p_.seqlen_k, p_.kv_heads()},
+                                      {"v", &v_, kv_elems_, p_.seqlen_k, p_.kv_heads()}}) {
         if (std::string e = write_npy_f32(fmt::format("{}/{}.npy", dir, name),
-                                          copy_to_host_float(buf->ptr, p_.dtype, n), logical_shape(p_, s));
+                                          copy_to_host_float(buf->ptr, p_.dtype, n), logical_shape(p_, s, h));
             !e.empty())
             throw std::runtime_error(e);
     }
     std::ofstream json(dir + "/flags.json");
     json << fmt::format(
         "{{\"dtype\": \"{}\", \"layout\": \"{}\", \"batch_size\": {}, \"seqlen_q\": {}, \"seqlen_k\": {}, "
-        "\"num_head\": {}, \"head_dim\": {}, \"softmax_scale\": {:.9g}, \"is_causal\": {}, "
-        "\"causal_alignment\": \"top-left\", \"seed\": {}, \"git_commit\": \"{}\", \"stored_as\": \"float32\"}}\n",
-        dtype_name(p_.dtype), layout_name(p_.layout), p_.batch, p_.seqlen_q, p_.seqlen_k, p_.heads, p_.head_dim,
-        effective_scale(p_), p_.causal ? "true" : "false", seed, git_commit);
+        "\"num_head\": {}, \"num_head_kv\": {}, \"head_dim\": {}, \"softmax_scale\": {:.9g}, \"is_causal\": {}, "
+        "\"causal_alignment\": \"top-left\", \"seed\": {}, \"git_commit\": \"{}\", \"stored_as\": \"float32\", "
+        "\"lse\": \"natural log, [batch, num_head, seqlen_q], -inf for a row that sees no key\"}}\n",
+        dtype_name(p_.dtype), layout_name(p_.layout), p_.batch, p_.seqlen_q, p_.seqlen_k, p_.heads, p_.kv_heads(),
+        p_.head_dim, effective_scale(p_), p_.causal ? "true" : "false", seed, git_commit);
 }
 
 void ProblemTensors::save_output(const std::string& root, const std::string& kernel, cudaStream_t stream) const {
     cuda_check(cudaStreamSynchronize(stream), "output");
     if (std::string e = write_npy_f32(fmt::format("{}/o_{}.npy", tensor_dir(root, p_), kernel),
-                                      copy_to_host_float(o_.ptr, p_.dtype, q_elems_), logical_shape(p_, p_.seqlen_q));
+                                      copy_to_host_float(o_.ptr, p_.dtype, q_elems_),
+                                      logical_shape(p_, p_.seqlen_q, p_.heads));
+        !e.empty())
+        throw std::runtime_error(e);
+}
+
+void ProblemTensors::save_lse(const std::string& root, const std::string& kernel, cudaStream_t stream) const {
+    cuda_check(cudaStreamSynchronize(stream), "lse");
+    if (std::string e = write_npy_f32(fmt::format("{}/lse_{}.npy", tensor_dir(root, p_), kernel),
+                                      copy_floats(lse_.ptr, rows_), {p_.batch, p_.heads, p_.seqlen_q});
         !e.empty())
         throw std::runtime_error(e);
 }

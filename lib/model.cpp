@@ -39,7 +39,7 @@ Peaks peaks_for(const std::string& gpu, int sm_major, int sm_count, double sm_cl
     return pk;
 }
 
-double model_bytes(const ProblemShape& p, int m_block) {
+double model_bytes(const ProblemShape& p, int m_block, bool pack_gqa, int num_splits) {
     const double esize = static_cast<double>(dtype_bytes(p.dtype));
     const double heads = static_cast<double>(p.batch) * p.heads;
     const double d = p.head_dim;
@@ -47,11 +47,18 @@ double model_bytes(const ProblemShape& p, int m_block) {
         const double scores = static_cast<double>(p.seqlen_q) * p.seqlen_k;  // cuBLAS computes all of S
         return heads * (d * esize * (2.0 * p.seqlen_q + 2.0 * p.seqlen_k) + scores * (2.0 * 4.0 + 2.0 * esize));
     }
-    double kv_rows = 0;
-    const int tiles = (p.seqlen_q + m_block - 1) / m_block;
-    for (int t = 0; t < tiles; ++t)
-        kv_rows += p.causal ? std::min<double>(p.seqlen_k, static_cast<double>(t + 1) * m_block) : p.seqlen_k;
-    return heads * d * esize * (2.0 * p.seqlen_q + 2.0 * kv_rows);
+    // Row space of one head slot (block_info.cuh): rows_per_pos rows per query position.
+    const int rows_per_pos = pack_gqa ? p.heads_per_kv() : 1;
+    const double slots = static_cast<double>(p.batch) * (pack_gqa ? p.kv_heads() : p.heads);
+    const long long rows = static_cast<long long>(p.seqlen_q) * rows_per_pos;
+    double kv_rows = 0;  // K (or V) rows one head slot streams, summed over its row tiles
+    for (long long t = 0; t * m_block < rows; ++t) {
+        const long long last_pos = (std::min<long long>(rows, (t + 1) * m_block) - 1) / rows_per_pos;
+        kv_rows += p.causal ? std::min<double>(p.seqlen_k, static_cast<double>(last_pos + 1)) : p.seqlen_k;
+    }
+    double bytes = heads * d * esize * 2.0 * p.seqlen_q + slots * d * esize * 2.0 * kv_rows;
+    if (num_splits > 1) bytes += 2.0 * num_splits * heads * p.seqlen_q * (d + 1.0) * 4.0;
+    return bytes;
 }
 
 double model_exponentials(const ProblemShape& p) {

@@ -144,4 +144,34 @@ CheckResult compare_outputs(const std::vector<float>& out, const std::vector<flo
     return r;
 }
 
+CheckResult compare_lse(const std::vector<float>& out, const std::vector<float>& ref) {
+    CheckResult r;
+    if (out.size() != ref.size()) {
+        r.reason = fmt::format("lse size mismatch: {} vs {}", out.size(), ref.size());
+        return r;
+    }
+    std::size_t bad = 0, first_bad = 0;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const bool out_empty = std::isinf(out[i]) && out[i] < 0, ref_empty = std::isinf(ref[i]) && ref[i] < 0;
+        bool ok;
+        if (out_empty || ref_empty) {
+            ok = out_empty == ref_empty;
+        } else if (!std::isfinite(out[i])) {
+            ++r.non_finite;
+            ok = false;
+        } else {
+            const double e = std::fabs(static_cast<double>(out[i]) - ref[i]);
+            r.max_abs_err = std::max(r.max_abs_err, e);
+            r.max_abs_ref = std::max(r.max_abs_ref, std::fabs(static_cast<double>(ref[i])));
+            ok = e <= 1e-4 + 1e-5 * std::fabs(static_cast<double>(ref[i]));
+        }
+        if (!ok && bad++ == 0) first_bad = i;
+    }
+    if (bad > 0)
+        r.reason = fmt::format("lse: {} row(s) off, first row {}: {} vs reference {}", bad, first_bad,
+                               out[first_bad], ref[first_bad]);
+    r.pass = bad == 0;
+    return r;
+}
+
 }  // namespace fa

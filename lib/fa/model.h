@@ -39,8 +39,11 @@ Peaks peaks_for(const std::string& gpu_name, int sm_major, int sm_count, double 
 // per query tile of `m_block` rows (no L2 reuse assumed) — per (batch, head)
 //   bytes = D·sizeof(T)·(2·Sq + 2·Σ_t keys(t)),  keys(t) = Sk, or min(Sk, (t+1)·m_block) when causal.
 // This is seed 003's H = 2qd + 4x·q·d²/M with one query tile of m_block rows in on-chip memory.
+// With grouped K/V heads each query head's tiles stream its K/V head; with packed GQA the tiles
+// of one K/V head's row space (its query heads interleaved, block_info.cuh) stream it once. A
+// split launch adds its fp32 partials (O and LSE of every split, written and read back).
 // A kernel with no tile (m_block = 0, the naive one) also writes and reads S (fp32) and P (dtype).
-double model_bytes(const ProblemShape& p, int m_block);
+double model_bytes(const ProblemShape& p, int m_block, bool pack_gqa = false, int num_splits = 1);
 
 // Exponentials the softmax must evaluate: one per unmasked score.
 double model_exponentials(const ProblemShape& p);

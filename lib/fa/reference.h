@@ -62,4 +62,11 @@ Tolerance tolerance_for(DType dtype);
 // Compares out (converted to float) with ref; fails on any non-finite value.
 CheckResult compare_outputs(const std::vector<float>& out, const std::vector<float>& ref, DType dtype);
 
+// The row log-sum-exp a kernel wrote (FwdParams::lse) against the reference's. Both sides are fp32
+// sums of fp32 exponentials of the same scores, so a correct kernel differs by rounding alone
+// (~1e-6 relative: ~1e-5 at the lse ~ 10 of long rows); the limit 1e-4 + 1e-5·|ref| keeps ~10x
+// headroom and still catches a dropped key tile (e.g. 64 of 33,000 keys moves lse by ~2e-3). A
+// row that sees no key must be -inf on both sides; NaN, or -inf on one side only, fails.
+CheckResult compare_lse(const std::vector<float>& out, const std::vector<float>& ref);
+
 }  // namespace fa

@@ -1,6 +1,7 @@
 // Every registered kernel, every instantiated (dtype, head_dim, tile), against the FP64 CPU
-// reference on small random shapes: sequence lengths 1, 17, 127 and 1000, seqlen_q != seqlen_k,
-// causal and not, both layouts. Inputs come from the same seeded device generator fa-bench uses.
+// reference on small random shapes: sequence lengths 1, 17, 127, 300 and 1000, seqlen_q !=
+// seqlen_k, causal and not, both layouts, MQA; then the decode matrix (GQA, split-KV, LSE) on each
+// kernel's default tile. Inputs come from the same seeded device generator fa-bench uses.
 #include <catch2/catch.hpp>
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -11,8 +12,10 @@
 #include <utility>
 #include <vector>
 
+#include "fa/launch_plan.h"
 #include "fa/reference.h"
 #include "fa/registry.h"
+#include "fa/splitkv.h"
 
 namespace {
 
@@ -75,10 +78,104 @@ bool matrix_selects(const fa::KernelInfo& kernel, const fa::KernelInstance& inst
     return false;
 }
 
-void run_case(fa::DType dtype, int head_dim, const Shape& sh, bool causal, fa::Layout layout) {
+// A problem's inputs on the device and its reference (O and the rows' LSE), shared by every
+// kernel and split count the case runs.
+struct CaseData {
+    fa::ProblemShape p;
+    std::size_t q_elems = 0, kv_elems = 0, rows = 0;
+    DeviceTensors t;
+    float* lse = nullptr;  // the kernels' LSE output, [batch][heads][seqlen_q]
+    std::vector<float> ref, ref_lse;
+
+    ~CaseData() { cudaFree(lse); }
+
+    std::vector<float> host_float(const void* d, std::size_t n) const {
+        std::vector<unsigned char> raw(n * fa::dtype_bytes(p.dtype));
+        cuda_ok(cudaMemcpy(raw.data(), d, raw.size(), cudaMemcpyDeviceToHost));
+        return fa::to_float_vector(raw.data(), p.dtype, n);
+    }
+
+    // gpu_reference: the FP32 GPU reference (lib/reference_gpu.cu) instead of the FP64 CPU one, for
+    // the decode matrix's long rows (Sq 300 x Sk 33000 x 8 heads is ~20 GFLOP in FP64 on one core).
+    CaseData(const fa::ProblemShape& shape, uint64_t seed, bool gpu_reference) : p(shape) {
+        const std::size_t es = fa::dtype_bytes(p.dtype);
+        q_elems = static_cast<std::size_t>(p.batch) * p.seqlen_q * p.heads * p.head_dim;
+        kv_elems = static_cast<std::size_t>(p.batch) * p.seqlen_k * p.kv_heads() * p.head_dim;
+        rows = static_cast<std::size_t>(p.batch) * p.heads * p.seqlen_q;
+        cuda_ok(cudaMalloc(&t.q, q_elems * es));
+        cuda_ok(cudaMalloc(&t.k, kv_elems * es));
+        cuda_ok(cudaMalloc(&t.v, kv_elems * es));
+        cuda_ok(cudaMalloc(&t.o, q_elems * es));
+        cuda_ok(cudaMalloc(&lse, rows * sizeof(float)));
+        cuda_ok(fa::fill_random_normal(t.q, p.dtype, q_elems, seed, 0, nullptr));
+        cuda_ok(fa::fill_random_normal(t.k, p.dtype, kv_elems, seed, 1, nullptr));
+        cuda_ok(fa::fill_random_normal(t.v, p.dtype, kv_elems, seed, 2, nullptr));
+        cuda_ok(cudaDeviceSynchronize());
+        if (gpu_reference) {
+            float *o_ref = nullptr, *lse_ref = nullptr;
+            cuda_ok(cudaMalloc(&o_ref, q_elems * sizeof(float)));
+            cuda_ok(cudaMalloc(&lse_ref, rows * sizeof(float)));
+            const fa::FwdParams prm = fa::make_fwd_params(p, t.q, t.k, t.v, t.o, nullptr, 0);
+            cuda_ok(fa::attention_reference_gpu(prm, o_ref, nullptr, lse_ref));
+            cuda_ok(cudaDeviceSynchronize());
+            ref.resize(q_elems);
+            ref_lse.resize(rows);
+            cuda_ok(cudaMemcpy(ref.data(), o_ref, q_elems * sizeof(float), cudaMemcpyDeviceToHost));
+            cuda_ok(cudaMemcpy(ref_lse.data(), lse_ref, rows * sizeof(float), cudaMemcpyDeviceToHost));
+            cudaFree(o_ref);
+            cudaFree(lse_ref);
+        } else {
+            std::vector<double> lse64;
+            const std::vector<double> ref64 = fa::attention_reference_cpu(
+                p, host_float(t.q, q_elems), host_float(t.k, kv_elems), host_float(t.v, kv_elems), &lse64);
+            ref.assign(ref64.begin(), ref64.end());
+            ref_lse.assign(lse64.begin(), lse64.end());
+        }
+    }
+
+    // One launch of `inst` as the runner does it (fa/launch_plan.h), with `num_splits` asked for
+    // (0: the heuristic), checked against the reference: O always, the LSE where the kernel
+    // writes it.
+    void run(const fa::KernelInfo& kernel, const fa::KernelInstance& inst, int num_splits, const std::string& case_label) {
+        fa::ProblemShape q = p;
+        q.num_splits = num_splits;
+        const fa::LaunchPlan plan = fa::plan_launch(kernel, inst, q, 132, 1);
+        const std::string label =
+            fmt::format("{} {} d{} {}x{}x{} {} splits {} (asked {}) pack {}", kernel.slug, fa::dtype_name(p.dtype),
+                        p.head_dim, inst.tile.m_block_size, inst.tile.n_block_size, inst.tile.num_threads, case_label,
+                        plan.num_splits, num_splits, plan.pack_gqa);
+        INFO(label);
+        const std::size_t kernel_ws = kernel.workspace_bytes ? kernel.workspace_bytes(p) : 0;
+        const std::size_t split_offset = (kernel_ws + 255) / 256 * 256;
+        const std::size_t ws_bytes = split_offset + fa::splitkv_workspace_bytes(q, plan.num_splits);
+        if (t.ws) cudaFree(t.ws), t.ws = nullptr;
+        if (ws_bytes) cuda_ok(cudaMalloc(&t.ws, ws_bytes));
+        fa::FwdParams prm = fa::make_fwd_params(q, t.q, t.k, t.v, t.o, t.ws, kernel_ws);
+        fa::apply_launch_plan(plan, static_cast<unsigned char*>(t.ws) + split_offset, &prm);
+        prm.lse = kernel.caps.lse ? lse : nullptr;
+        const std::size_t es = fa::dtype_bytes(p.dtype);
+        cuda_ok(cudaMemset(t.o, 0xFF, q_elems * es));  // NaN poison: unwritten outputs fail
+        cuda_ok(cudaMemset(lse, 0xFF, rows * sizeof(float)));
+        cuda_ok(inst.launch(prm, nullptr));
+        cuda_ok(cudaDeviceSynchronize());
+        const fa::CheckResult c = fa::compare_outputs(host_float(t.o, q_elems), ref, p.dtype);
+        INFO("rel_l2_err " << c.rel_l2_err << " max_abs_err " << c.max_abs_err << " " << c.reason);
+        CHECK(c.pass);
+        if (kernel.caps.lse) {
+            std::vector<float> out(rows);
+            cuda_ok(cudaMemcpy(out.data(), lse, rows * sizeof(float), cudaMemcpyDeviceToHost));
+            const fa::CheckResult l = fa::compare_lse(out, ref_lse);
+            INFO("lse max_abs_err " << l.max_abs_err << " " << l.reason);
+            CHECK(l.pass);
+        }
+    }
+};
+
+void run_case(fa::DType dtype, int head_dim, const Shape& sh, int heads_kv, bool causal, fa::Layout layout) {
     fa::ProblemShape p;
     p.batch = sh.batch;
     p.heads = sh.heads;
+    p.heads_kv = heads_kv;
     p.seqlen_q = sh.seqlen_q;
     p.seqlen_k = sh.seqlen_k;
     p.head_dim = head_dim;
@@ -89,46 +186,11 @@ void run_case(fa::DType dtype, int head_dim, const Shape& sh, bool causal, fa::L
     const Selection work = matrix_instances(dtype, head_dim);
     if (work.empty()) return;  // skip the reference work
 
-    const std::size_t es = fa::dtype_bytes(dtype);
-    const std::size_t q_elems = static_cast<std::size_t>(p.batch) * p.seqlen_q * p.heads * head_dim;
-    const std::size_t kv_elems = static_cast<std::size_t>(p.batch) * p.seqlen_k * p.heads * head_dim;
-    DeviceTensors t;
-    cuda_ok(cudaMalloc(&t.q, q_elems * es));
-    cuda_ok(cudaMalloc(&t.k, kv_elems * es));
-    cuda_ok(cudaMalloc(&t.v, kv_elems * es));
-    cuda_ok(cudaMalloc(&t.o, q_elems * es));
     const uint64_t seed = 1234 + static_cast<uint64_t>(sh.seqlen_q) * 7919 + sh.seqlen_k + head_dim;
-    cuda_ok(fa::fill_random_normal(t.q, dtype, q_elems, seed, 0, nullptr));
-    cuda_ok(fa::fill_random_normal(t.k, dtype, kv_elems, seed, 1, nullptr));
-    cuda_ok(fa::fill_random_normal(t.v, dtype, kv_elems, seed, 2, nullptr));
-    cuda_ok(cudaDeviceSynchronize());
-
-    auto host_float = [&](const void* d, std::size_t n) {
-        std::vector<unsigned char> raw(n * es);
-        cuda_ok(cudaMemcpy(raw.data(), d, raw.size(), cudaMemcpyDeviceToHost));
-        return fa::to_float_vector(raw.data(), dtype, n);
-    };
-    const std::vector<double> ref64 =
-        fa::attention_reference_cpu(p, host_float(t.q, q_elems), host_float(t.k, kv_elems), host_float(t.v, kv_elems));
-    const std::vector<float> ref(ref64.begin(), ref64.end());
-
-    for (auto [kernel, inst] : work) {
-        const std::string label = fmt::format("{} {} d{} {}x{}x{} b{} h{} sq{} sk{} causal{} {}", kernel->slug,
-                                              fa::dtype_name(dtype), head_dim, inst->tile.m_block_size,
-                                              inst->tile.n_block_size, inst->tile.num_threads, p.batch, p.heads,
-                                              p.seqlen_q, p.seqlen_k, causal, fa::layout_name(layout));
-        INFO(label);
-        std::size_t ws_bytes = kernel->workspace_bytes ? kernel->workspace_bytes(p) : 0;
-        if (t.ws) cudaFree(t.ws), t.ws = nullptr;
-        if (ws_bytes) cuda_ok(cudaMalloc(&t.ws, ws_bytes));
-        const fa::FwdParams prm = fa::make_fwd_params(p, t.q, t.k, t.v, t.o, t.ws, ws_bytes);
-        cuda_ok(cudaMemset(t.o, 0xFF, q_elems * es));  // NaN poison: unwritten outputs fail
-        cuda_ok(inst->launch(prm, nullptr));
-        cuda_ok(cudaDeviceSynchronize());
-        const fa::CheckResult c = fa::compare_outputs(host_float(t.o, q_elems), ref, dtype);
-        INFO("rel_l2_err " << c.rel_l2_err << " max_abs_err " << c.max_abs_err << " " << c.reason);
-        CHECK(c.pass);
-    }
+    CaseData data(p, seed, false);
+    const std::string label = fmt::format("b{} h{} hkv{} sq{} sk{} causal{} {}", p.batch, p.heads, p.kv_heads(),
+                                          p.seqlen_q, p.seqlen_k, causal, fa::layout_name(layout));
+    for (auto [kernel, inst] : work) data.run(*kernel, *inst, 1, label);
 }
 
 }  // namespace
@@ -139,9 +201,55 @@ TEST_CASE("every kernel matches the FP64 reference on the shape matrix", "[gpu]"
             for (const Shape& sh : kShapes)
                 for (bool causal : {false, true}) {
                     // bhsd on the odd shapes only: it changes strides, not the arithmetic.
-                    run_case(dtype, d, sh, causal, fa::Layout::BSHD);
-                    if (sh.seqlen_q != sh.seqlen_k || sh.seqlen_q == 17) run_case(dtype, d, sh, causal, fa::Layout::BHSD);
+                    run_case(dtype, d, sh, 0, causal, fa::Layout::BSHD);
+                    if (sh.seqlen_q != sh.seqlen_k || sh.seqlen_q == 17)
+                        run_case(dtype, d, sh, 0, causal, fa::Layout::BHSD);
+                    // One K/V head for all query heads (MQA): every instance reads K/V head h / H.
+                    if (sh.heads > 1) run_case(dtype, d, sh, 1, causal, fa::Layout::BSHD);
                 }
+}
+
+// Decode and serving shapes (issue #9): few query rows against long keys, grouped K/V heads (packed
+// into row blocks where the rung can), split-KV at fixed and heuristic counts, and the LSE. Each
+// kernel's default tile for (dtype, head_dim); checked against the FP32 GPU reference.
+TEST_CASE("GQA, split-KV and the LSE on the decode matrix", "[gpu][decode]") {
+    const std::vector<int> seqlens_q = {1, 2, 7, 64, 300};
+    const std::vector<int> seqlens_k = {1, 17, 1000, 4097, 33000};
+    const int heads = 8;
+    for (fa::DType dtype : {fa::DType::BFloat16, fa::DType::Float16})
+        for (int d : {64, 128}) {
+            // The default row of every kernel this GPU runs for (dtype, d).
+            Selection defaults;
+            for (const fa::KernelInfo& k : fa::kernel_registry()) {
+                const auto rows = fa::runnable_instances(k, dtype, d, this_device().sm, this_device().smem_optin);
+                if (!rows.empty()) defaults.emplace_back(&k, rows.front());
+            }
+            for (int group : {1, 4, 8})
+                for (int sq : seqlens_q)
+                    for (int sk : seqlens_k)
+                        for (bool causal : {false, true}) {
+                            fa::ProblemShape p;
+                            p.batch = sq * sk > 1000000 ? 1 : 2;
+                            p.heads = heads;
+                            p.heads_kv = heads / group;
+                            p.seqlen_q = sq;
+                            p.seqlen_k = sk;
+                            p.head_dim = d;
+                            p.causal = causal;
+                            p.dtype = dtype;
+                            CaseData data(p, 4321 + sq * 131 + sk + group, true);
+                            const std::string label = fmt::format("b{} h{} hkv{} sq{} sk{} causal{}", p.batch, heads,
+                                                                  p.kv_heads(), sq, sk, causal);
+                            for (auto [kernel, inst] : defaults) {
+                                data.run(*kernel, *inst, 1, label);
+                                if (!kernel->caps.split_kv) continue;
+                                const int blocks = fa::key_blocks(sk, inst->tile.n_block_size);
+                                for (int splits : {2, 7})
+                                    if (splits <= blocks) data.run(*kernel, *inst, splits, label);
+                                data.run(*kernel, *inst, 0, label);
+                            }
+                        }
+        }
 }
 
 // Asks the matrix's definition, not what another test case ran, so it means the same run alone.

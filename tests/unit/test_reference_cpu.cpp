@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "fa/reference.h"
@@ -156,4 +157,14 @@ TEST_CASE("CPU reference: LSE of a hand-computed row and of a row with no key", 
     REQUIRE(lse.size() == 2);
     CHECK(std::isinf(lse[0]));
     CHECK(lse[0] < 0);
+}
+
+TEST_CASE("LSE check: rounding passes, a dropped tile or a one-sided -inf fails", "[reference]") {
+    const float inf = std::numeric_limits<float>::infinity();
+    CHECK(fa::compare_lse({10.00001f, -inf}, {10.0f, -inf}).pass);
+    CHECK_FALSE(fa::compare_lse({10.002f}, {10.0f}).pass);  // e.g. 64 of 33,000 keys missing
+    CHECK_FALSE(fa::compare_lse({-inf}, {0.5f}).pass);
+    CHECK_FALSE(fa::compare_lse({0.5f}, {-inf}).pass);
+    CHECK_FALSE(fa::compare_lse({std::nanf("")}, {0.5f}).pass);
+    CHECK_FALSE(fa::compare_lse({1.0f}, {1.0f, 2.0f}).pass);
 }

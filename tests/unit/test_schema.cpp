@@ -17,7 +17,9 @@ TEST_CASE("the NVTX problem tag is the format filled with the problem", "[schema
     p.seqlen_k = 777;
     p.head_dim = 64;
     p.causal = true;
-    CHECK(fa::nvtx_problem_tag(p) == "Float16 b2 h8 sq300 sk777 d64 c1");
+    CHECK(fa::nvtx_problem_tag(p) == "Float16 b2 h8 hkv8 sq300 sk777 d64 c1");
+    p.heads_kv = 2;  // grouped K/V heads are part of the problem's name
+    CHECK(fa::nvtx_problem_tag(p) == "Float16 b2 h8 hkv2 sq300 sk777 d64 c1");
 }
 
 TEST_CASE("every CSV column has a unique name and a one-line meaning", "[schema]") {
