@@ -29,13 +29,13 @@ const std::vector<KernelInfo>& kernel_registry() {
          80, &warp_specialized_instances, nullptr, false, kLse},
         {5, "wgmma_tma",
          "Hopper: TMA into a 3-4 stage mbarrier ring, wgmma for S = Q.K^T and O += P.V, plain schedule", 90,
-         &wgmma_tma_instances, nullptr, true, kPlain},
+         &wgmma_tma_instances, nullptr, true, kDecode},
         {6, "wgmma_ws",
          "wgmma_tma + producer warpgroup, setmaxnreg, consumer ping-pong (num_threads counts consumers; +128 launched)",
-         90, &wgmma_ws_instances, nullptr, true, kPlain},
+         90, &wgmma_ws_instances, nullptr, true, kDecode},
         {7, "wgmma_overlap",
          "wgmma_ws + intra-warpgroup overlap: S(t+1) issued with P(t).V(t), softmax under the PV wgmma (+128 launched)",
-         90, &wgmma_overlap_instances, nullptr, true, kPlain},
+         90, &wgmma_overlap_instances, nullptr, true, kDecode},
     };
     return kRegistry;
 }

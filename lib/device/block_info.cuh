@@ -123,19 +123,23 @@ __device__ __forceinline__ KeyRange key_tile_range(const FwdParams& p, const Blo
 // The CTA's work in tensor coordinates (what TMA addresses), for the Hopper rungs: the same grid
 // decode as BlockInfo, without pointers. Every coordinate a Hopper kernel uses comes from here.
 struct BlockCoords {
-    int m_start;         // first row-space row of the CTA's tile (rows in reverse order: heaviest causal first)
+    int m_start;         // first row-space row of the CTA's tile (row blocks in reverse: heaviest causal first)
     int head;            // query head of row-space row 0 (the group's first when packed)
     int head_kv;         // the K/V head it reads
+    int q_slot;          // Q/O tensor-map head coordinate: head, or head_kv when packed (lib/hopper_tma.cpp)
     int batch;
     int split;           // split-KV chunk (0 when off)
     int key_tile_begin;  // key tiles [key_tile_begin, key_tile_end) of block_n keys this CTA visits
     int key_tile_end;
 
-    __device__ __forceinline__ BlockCoords(const FwdParams& p, int block_m, int block_n) {
-        const BlockInfo<char> bi(p, block_m, true);
+    // fresh: as BlockInfo's, for an epilogue that derives the coordinates again rather than keeping
+    // them in registers through the main loop.
+    __device__ __forceinline__ BlockCoords(const FwdParams& p, int block_m, int block_n, bool fresh = false) {
+        const BlockInfo<char> bi(p, block_m, true, fresh);
         m_start = bi.m_block * block_m;
         head = bi.head;
         head_kv = bi.head / p.heads_per_kv;
+        q_slot = p.pack_gqa ? head_kv : head;
         batch = bi.batch;
         split = bi.split;
         const KeyRange keys = key_tile_range(p, bi, block_m, block_n);
@@ -146,5 +150,9 @@ struct BlockCoords {
     // How many key tiles the CTA visits (<= 0 for an empty split); kernels count them t = 0 .. key_tiles() - 1.
     __device__ __forceinline__ int key_tiles() const { return key_tile_end - key_tile_begin; }
 };
+
+// Rows of the row space per query position: heads_per_kv with packed GQA, else 1. Read from the
+// kernel parameters where it is used, so it costs no register through a main loop.
+__device__ __forceinline__ int rows_per_position(const FwdParams& p) { return p.pack_gqa ? p.heads_per_kv : 1; }
 
 }  // namespace fa

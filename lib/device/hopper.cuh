@@ -68,6 +68,29 @@ __device__ __forceinline__ void tma_load_4d(uint32_t smem_dst, const void* tmap,
 #endif
 }
 
+// The 5-D form, for Q and O: (head_dim, heads of a packed GQA group, seqlen, head slot, batch),
+// lib/hopper_tma.cpp.
+__device__ __forceinline__ void tma_load_5d(uint32_t smem_dst, const void* tmap, uint32_t bar, int c0, int c1,
+                                            int c2, int c3, int c4) {
+#if FA_HOPPER_ENABLED
+    asm volatile(
+        "cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5, "
+        "%6}], [%7];\n" ::"r"(smem_dst),
+        "l"(reinterpret_cast<uint64_t>(tmap)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4), "r"(bar)
+        : "memory");
+#endif
+}
+
+__device__ __forceinline__ void tma_store_5d(const void* tmap, uint32_t smem_src, int c0, int c1, int c2, int c3,
+                                             int c4) {
+#if FA_HOPPER_ENABLED
+    asm volatile("cp.async.bulk.tensor.5d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5, %6}], [%1];\n" ::"l"(
+                     reinterpret_cast<uint64_t>(tmap)),
+                 "r"(smem_src), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)
+                 : "memory");
+#endif
+}
+
 // Shared -> global tensor store, tracked by the issuing thread's bulk async-group.
 __device__ __forceinline__ void tma_store_4d(const void* tmap, uint32_t smem_src, int c0, int c1, int c2, int c3) {
 #if FA_HOPPER_ENABLED

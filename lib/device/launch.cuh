@@ -72,7 +72,7 @@ cudaError_t launch_tma_fwd(Kernel kernel, const FwdParams& p, cudaStream_t strea
         return cudaErrorInvalidValue;
     if (const cudaError_t e = prepare_smem(kernel, Tr::kSmemBytes); e != cudaSuccess) return e;
     kernel<<<fwd_grid(p, Tr::kBlockM), kLaunchThreads, Tr::kSmemBytes, stream>>>(p, maps.q, maps.k, maps.v, maps.o);
-    return cudaGetLastError();
+    return finish_splits(p, cudaGetLastError(), stream);
 }
 
 // The registry row of the instance that traits Tr describe. num_threads is the tile's thread

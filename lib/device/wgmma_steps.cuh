@@ -26,13 +26,17 @@ namespace fa::wgmma {
 
 // ---- Loads: issued by one thread; each completes a full mbarrier by its bytes ----
 
-// Q tile of the CTA: kChunks boxes of 64 columns x kBlockM rows, on bar_q.
+// Q tile of the CTA: kChunks boxes of 64 columns x kBlockM rows, on bar_q. The Q map is 5-D
+// (lib/hopper_tma.cpp): a box starts at position m_start / g of head slot q_slot, g the rows per
+// position (packed GQA), and holds the row space's rows in order.
 template <class Tr>
-__device__ __forceinline__ void load_q(const CtaSmem<Tr>& sm, const CUtensorMap* tm_q, const BlockCoords& blk) {
+__device__ __forceinline__ void load_q(const CtaSmem<Tr>& sm, const CUtensorMap* tm_q, const BlockCoords& blk,
+                                       const FwdParams& p) {
+    const int first_pos = blk.m_start / rows_per_position(p);
     hopper::mbarrier_arrive_expect_tx(sm.bar_q, Tr::kQBytes);
 #pragma unroll
     for (int c = 0; c < Tr::kChunks; ++c)
-        hopper::tma_load_4d(sm.q + c * Tr::kQChunkBytes, tm_q, sm.bar_q, c * Tr::kAtomCols, blk.m_start, blk.head,
+        hopper::tma_load_5d(sm.q + c * Tr::kQChunkBytes, tm_q, sm.bar_q, c * Tr::kAtomCols, 0, first_pos, blk.q_slot,
                             blk.batch);
 }
 
@@ -131,15 +135,17 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_
                                              const ConsumerThread<Tr>& c) {
     constexpr int kBlockN = Tr::kBlockN;
     const int m_start = blk.m_start, n_start = (blk.key_tile_begin + t) * kBlockN, r0 = c.r0, c0 = c.c0;
-    // Keys >= seqlen_k (zero-filled by TMA) and, causal, keys past the diagonal.
-    if (tile_needs_mask(m_start, n_start, kBlockN, p.seqlen_k, p.causal)) {
+    // Keys >= seqlen_k (zero-filled by TMA) and, causal, keys past the diagonal of each row's query
+    // position (row / g with packed GQA, g read from the parameters: no register in the loop).
+    const int g = rows_per_position(p);
+    if (tile_needs_mask(m_start / g, n_start, kBlockN, p.seqlen_k, p.causal)) {
+        const int pos0 = (m_start + r0) / g, pos1 = (m_start + r0 + 8) / g;
 #pragma unroll
         for (int j = 0; j < kBlockN / 8; ++j)
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
-                const int row = m_start + r0 + 8 * (e >> 1);
                 const int col = n_start + 8 * j + c0 + (e & 1);
-                if (!key_visible(row, col, p.seqlen_k, p.causal)) s[4 * j + e] = -CUDART_INF_F;
+                if (!key_visible(e >> 1 ? pos1 : pos0, col, p.seqlen_k, p.causal)) s[4 * j + e] = -CUDART_INF_F;
             }
     }
     float tile_max[2] = {-CUDART_INF_F, -CUDART_INF_F};
@@ -197,31 +203,48 @@ __device__ __forceinline__ void rescale_o(float (&o)[Tr::kAccO], const float (&r
 }
 
 // ---- The epilogue of a consumer warpgroup ----
-// O / l of warpgroup c.wg (64 rows of the CTA tile) into the warpgroup's own Q rows of shared
-// memory, in the 128-byte swizzled layout TMA reads, then its first thread TMA-stores them; rows
-// >= seqlen_q are clipped by the copy engine, and a warpgroup whose first row is past seqlen_q
-// stores nothing. Precondition: every wgmma of this warpgroup that reads its Q rows has completed,
-// and no other warpgroup reads them. Named barrier kEpilogueBar + wg orders the warpgroup's 128
-// threads' stores before the TMA store. Element (r, col): 64-column block col / 64, 16-byte chunk
-// (col % 64) / 8 stored at chunk ^ (r % 8), 4 bytes per thread (bank-conflict free: the 8 rows of
-// a warp's store hit 8 different chunks). A split-KV or LSE epilogue would be another step beside
-// this one, taking the same accumulators and row statistics.
+// After the last wgmma of the warpgroup: the quad-reduced row sums and, per thread, its two rows'
+// log-sum-exp. row_sum becomes the whole row's sum.
 template <class Tr>
-__device__ __forceinline__ void store_o_tile(const float (&o)[Tr::kAccO], float (&row_sum)[2],
-                                             const ConsumerThread<Tr>& c, const CtaSmem<Tr>& sm,
-                                             const CUtensorMap* tm_o, const BlockCoords& blk, const FwdParams& p) {
-    // Read first, as when the callers passed them by value: ptxas then schedules this as before.
-    const int seqlen_q = p.seqlen_q;
-    const bool leader = c.ctid % 128 == 0;
-    const uint32_t sQ = sm.q;
-    const int wg = c.wg, r0 = c.r0, c0 = c.c0, m_start = blk.m_start;
-    float inv[2];
+__device__ __forceinline__ void finish_rows(float (&row_sum)[2], const float (&row_max)[2], float (&inv)[2],
+                                            float (&lse)[2]) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
         row_sum[h] += __shfl_xor_sync(0xffffffffu, row_sum[h], 1);
         row_sum[h] += __shfl_xor_sync(0xffffffffu, row_sum[h], 2);
         inv[h] = online_softmax_inv_sum(row_sum[h]);
+        lse[h] = online_softmax_lse(row_max[h], row_sum[h]);
     }
+}
+
+// The [batch][heads][seqlen_q] index of row-space row m (the LSE and split-partial layouts).
+__device__ __forceinline__ int64_t row_index(const FwdParams& p, const BlockCoords& blk, int m) {
+    const int g = rows_per_position(p);
+    const int pos = m / g;
+    return (static_cast<int64_t>(blk.batch) * p.heads + blk.head + (m - pos * g)) * p.seqlen_q + pos;
+}
+
+// O / l of warpgroup c.wg (64 rows of the CTA tile) into the warpgroup's own Q rows of shared
+// memory, in the 128-byte swizzled layout TMA reads, then its first thread TMA-stores them (5-D O
+// map as the Q map: rows of positions >= seqlen_q are clipped by the copy engine, and a warpgroup
+// whose first row is past the row space stores nothing); the rows' LSE to p.lse when it is set.
+// Precondition: every wgmma of this warpgroup that reads its Q rows has completed, and no other
+// warpgroup reads them. Named barrier kEpilogueBar + wg orders the warpgroup's 128 threads'
+// stores before the TMA store. Element (r, col): 64-column block col / 64, 16-byte chunk
+// (col % 64) / 8 stored at chunk ^ (r % 8), 4 bytes per thread (bank-conflict free: the 8 rows of
+// a warp's store hit 8 different chunks).
+template <class Tr>
+__device__ __forceinline__ void store_o_tile(const float (&o)[Tr::kAccO], float (&row_sum)[2],
+                                             const float (&row_max)[2], const ConsumerThread<Tr>& c,
+                                             const CtaSmem<Tr>& sm, const CUtensorMap* tm_o, const BlockCoords& blk,
+                                             const FwdParams& p) {
+    // Read first, as when the callers passed them by value: ptxas then schedules this as before.
+    const int rows = p.seqlen_q * rows_per_position(p);
+    const bool leader = c.ctid % 128 == 0;
+    const uint32_t sQ = sm.q;
+    const int wg = c.wg, r0 = c.r0, c0 = c.c0, m_start = blk.m_start;
+    float inv[2], lse[2];
+    finish_rows<Tr>(row_sum, row_max, inv, lse);
 #pragma unroll
     for (int j = 0; j < Tr::kAccO / 4; ++j) {
 #pragma unroll
@@ -234,14 +257,55 @@ __device__ __forceinline__ void store_o_tile(const float (&o)[Tr::kAccO], float 
     }
     hopper::fence_proxy_async_shared_cta();
     hopper::named_barrier_sync(Tr::kEpilogueBar + wg, 128);
-    if (leader && m_start + wg * 64 < seqlen_q) {
+    if (leader && m_start + wg * 64 < rows) {
+        const int first_pos = (m_start + wg * 64) / rows_per_position(p);
 #pragma unroll
         for (int ch = 0; ch < Tr::kChunks; ++ch)
-            hopper::tma_store_4d(tm_o, sQ + ch * Tr::kQChunkBytes + wg * 64 * 128, ch * Tr::kAtomCols,
-                                 m_start + wg * 64, blk.head, blk.batch);
+            hopper::tma_store_5d(tm_o, sQ + ch * Tr::kQChunkBytes + wg * 64 * 128, ch * Tr::kAtomCols, 0, first_pos,
+                                 blk.q_slot, blk.batch);
         hopper::bulk_commit_group();
-        hopper::bulk_wait_group_read<0>();  // shared memory must outlive the store's reads
     }
+    if (p.lse != nullptr && c0 == 0) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+            if (m_start + r0 + 8 * h < rows) p.lse[row_index(p, blk, m_start + r0 + 8 * h)] = lse[h];
+    }
+    if (leader && m_start + wg * 64 < rows) hopper::bulk_wait_group_read<0>();  // smem outlives the store's reads
+}
+
+// A split-KV CTA's output (fa/splitkv.h): O / l in fp32 and the rows' LSE into the partials of its
+// split, straight from the accumulators (a quad's float2 stores cover 32 contiguous bytes of a row).
+template <class Tr>
+__device__ __forceinline__ void store_split_tile(const float (&o)[Tr::kAccO], float (&row_sum)[2],
+                                                 const float (&row_max)[2], const ConsumerThread<Tr>& c,
+                                                 const BlockCoords& blk, const FwdParams& p) {
+    const int rows = p.seqlen_q * rows_per_position(p);
+    const int64_t split_base = static_cast<int64_t>(blk.split) * p.batch * p.heads * p.seqlen_q;
+    float inv[2], lse[2];
+    finish_rows<Tr>(row_sum, row_max, inv, lse);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const int m = blk.m_start + c.r0 + 8 * h;
+        if (m >= rows) continue;
+        const int64_t idx = split_base + row_index(p, blk, m);
+        if (c.c0 == 0) p.lse_partial[idx] = lse[h];
+        float* dst = p.o_partial + idx * Tr::kHeadDim + c.c0;
+#pragma unroll
+        for (int j = 0; j < Tr::kAccO / 4; ++j)
+            *reinterpret_cast<float2*>(dst + 8 * j) = make_float2(o[4 * j + 2 * h] * inv[h], o[4 * j + 2 * h + 1] * inv[h]);
+    }
+}
+
+// Everything a consumer warpgroup writes at the end: the split partials, or O (and the LSE). The
+// coordinates are derived afresh (BlockCoords' `fresh`): kept from the kernel's start they would
+// hold registers through the main loop.
+template <class Tr>
+__device__ __forceinline__ void write_output(const float (&o)[Tr::kAccO], float (&row_sum)[2],
+                                             const float (&row_max)[2], const ConsumerThread<Tr>& c,
+                                             const CtaSmem<Tr>& sm, const CUtensorMap* tm_o, const FwdParams& p) {
+    const BlockCoords blk(p, Tr::kBlockM, Tr::kBlockN, true);
+    if (p.num_splits > 1) store_split_tile<Tr>(o, row_sum, row_max, c, blk, p);
+    else store_o_tile<Tr>(o, row_sum, row_max, c, sm, tm_o, blk, p);
 }
 
 }  // namespace fa::wgmma

@@ -92,8 +92,8 @@ struct WgmmaWsD64 : WgmmaTileD64<T_> {
 template <class Tr>
 __device__ __forceinline__ void produce_q_and_kv(const CtaSmem<Tr>& sm, const CUtensorMap* tm_q,
                                                  const CUtensorMap* tm_k, const CUtensorMap* tm_v,
-                                                 const BlockCoords& blk, int n_tiles) {
-    load_q<Tr>(sm, tm_q, blk);
+                                                 const BlockCoords& blk, int n_tiles, const FwdParams& p) {
+    load_q<Tr>(sm, tm_q, blk, p);
     int stage = 0;
     uint32_t phase = 0;
 #pragma unroll 1
@@ -232,7 +232,8 @@ __device__ __forceinline__ void last_batch(const WsConsumer<Tr>& c, const Consum
 //              n + 1 arrivals (none pending at exit), and one token circulates, so no barrier gets
 //              a second arrival before its sync.
 //   named barrier kEpilogueBar + cw (128 threads): consumer warpgroup cw's O rows are in shared
-//              memory (fenced for the async proxy) before its first thread TMA-stores them.
+//              memory (fenced for the async proxy) before its first thread TMA-stores them (not
+//              used by a split-KV CTA, whose every thread writes its fp32 partials itself).
 // All control flow is uniform over the CTA (it depends on n only) except the lane-0 arrive, so
 // every __syncwarp and bar sees all its threads.
 template <class Tr, class Schedule>
@@ -258,7 +259,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
     if (tid < 128) {
         // ---- Producer warpgroup ----
         hopper::setmaxnreg_dec<Tr::kProducerRegs>();
-        if (tid == 0) produce_q_and_kv<Tr>(sm, &tm_q, &tm_k, &tm_v, blk, n_tiles);
+        if (tid == 0) produce_q_and_kv<Tr>(sm, &tm_q, &tm_k, &tm_v, blk, n_tiles, p);
     } else {
         // ---- Consumer warpgroups: 64 query rows each ----
         hopper::setmaxnreg_inc<Tr::kConsumerRegs>();
@@ -282,7 +283,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
         }
 
         // ---- Epilogue: this warpgroup's Q rows are dead (its wgmmas all completed) ----
-        store_o_tile<Tr>(o, row_sum, c, sm, &tm_o, blk, p);
+        write_output<Tr>(o, row_sum, row_max, c, sm, &tm_o, p);
     }
 #endif  // FA_HOPPER_ENABLED
 }

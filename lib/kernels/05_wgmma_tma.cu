@@ -134,7 +134,7 @@ __global__ void __launch_bounds__(Tr::kNThreads, 1)
     __syncthreads();
 
     if (tid == 0) {
-        wgmma::load_q<Tr>(sm, &tm_q, blk);
+        wgmma::load_q<Tr>(sm, &tm_q, blk, p);
         const int prologue = n_tiles < kStages ? n_tiles : kStages;
         for (int t = 0; t < prologue; ++t) wgmma::load_kv_tile<Tr>(sm, t, &tm_k, &tm_v, blk);
     }
@@ -203,7 +203,7 @@ __global__ void __launch_bounds__(Tr::kNThreads, 1)
     // ---- Epilogue: O / l, into this warpgroup's Q rows (swizzled as TMA reads it), TMA store ----
     // This warpgroup's last wgmma reading its Q rows has completed (wait_group 0 above), and no
     // other warpgroup reads them.
-    wgmma::store_o_tile<Tr>(o, row_sum, c, sm, &tm_o, blk, p);
+    wgmma::write_output<Tr>(o, row_sum, row_max, c, sm, &tm_o, p);
 #endif  // FA_HOPPER_ENABLED
 }
 
