@@ -86,6 +86,8 @@ FwdParams make_fwd_params(const ProblemShape& p, const void* q, const void* k, c
     set_strides(p, &prm);
     prm.batch = p.batch;
     prm.heads = p.heads;
+    prm.heads_kv = p.kv_heads();
+    prm.heads_per_kv = p.heads_per_kv();
     prm.seqlen_q = p.seqlen_q;
     prm.seqlen_k = p.seqlen_k;
     prm.head_dim = p.head_dim;
@@ -95,6 +97,12 @@ FwdParams make_fwd_params(const ProblemShape& p, const void* q, const void* k, c
     prm.dtype = p.dtype;
     prm.workspace = workspace;
     prm.workspace_bytes = workspace_bytes;
+    // Plain launch: no LSE output, no split, no packing (a LaunchPlan sets the last two).
+    prm.lse = nullptr;
+    prm.num_splits = 1;
+    prm.o_partial = nullptr;
+    prm.lse_partial = nullptr;
+    prm.pack_gqa = false;
     return prm;
 }
 

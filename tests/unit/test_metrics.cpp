@@ -89,6 +89,16 @@ TEST_CASE("make_fwd_params carries the problem, the layout's strides and the buf
     CHECK(f.k_head_stride == 7 * 64);
     CHECK(f.scale == Approx(0.125f));
     CHECK(f.scale_log2 == Approx(0.125 * 1.4426950408889634));
+    CHECK(f.heads_kv == 3);
+    CHECK(f.heads_per_kv == 1);
+    CHECK(f.num_splits == 1);
+    CHECK(f.lse == nullptr);
+    CHECK_FALSE(f.pack_gqa);
+    p.heads_kv = 1;
+    const fa::FwdParams mqa = fa::make_fwd_params(p, &q, &k, &v, &o, nullptr, 0);
+    CHECK(mqa.heads_kv == 1);
+    CHECK(mqa.heads_per_kv == 3);
+    p.heads_kv = 0;
     p.softmax_scale = 0.5f;
     CHECK(fa::make_fwd_params(p, &q, &k, &v, &o, nullptr, 0).scale == 0.5f);
 }
