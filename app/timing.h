@@ -94,15 +94,18 @@ StopReason should_stop(const std::vector<double>& ms, double wall_s, const Timin
 // once per batch while the next batch runs (at most two in flight), so the GPU never waits for
 // the host between timed launches, and a row runs at most one batch past the rule's stop.
 inline constexpr double kBatchMs = 10.0;
+// And at most this many launches: 8192 events per batch slot for a kernel of a few microseconds,
+// and a warm-up of many short launches still returns to the host now and then.
+inline constexpr int kMaxBatch = 4096;
 
 // The size of the next batch after `done` launches of about `est_ms` each (0: unknown), `wall_s`
-// into the timed launches: kBatchMs worth, at least 1, no more than --iterations leaves nor than
-// fits in what remains of max_time.
+// into the timed launches: kBatchMs worth, at least 1, at most kMaxBatch, no more than
+// --iterations leaves nor than fits in what remains of max_time.
 int next_batch_size(int done, double est_ms, double wall_s, const TimingPolicy& policy);
 
 // The next warm-up batch after `done` warm-up launches that took `done_ms`: 0 when both
 // warmup_iterations and warmup_time_s are reached; a single launch first, to learn its time;
-// then what is left of both in one batch.
+// then what is left of both in one batch (of at most kMaxBatch launches).
 int next_warmup_batch(int done, double done_ms, const TimingPolicy& policy);
 
 // What the timed loop needs from the GPU, so that tests can run it with made-up launch times.

@@ -178,6 +178,7 @@ TEST_CASE("batches hold about 10 ms of launches, within --iterations and max_tim
     CHECK(fa::next_batch_size(0, 3.3, 0, p) == 4);      // ceil(10 / 3.3)
     CHECK(fa::next_batch_size(0, 61.0, 0, p) == 1);     // longer than a batch: one at a time
     CHECK(fa::next_batch_size(0, 0.01, 0, p) == 1000);  // short kernels: many per host wake-up
+    CHECK(fa::next_batch_size(0, 0.0001, 0, p) == fa::kMaxBatch);
     CHECK(fa::next_batch_size(500, 0.01, 1.9995, p) == 50);  // what fits in max_time's last 0.5 ms
     CHECK(fa::next_batch_size(500, 0.01, 2.5, p) == 1);
     p.iterations = 10;
@@ -194,6 +195,7 @@ TEST_CASE("the warm-up lasts warmup_time and at least warmup_iterations", "[timi
     CHECK(fa::next_warmup_batch(61, 201.3, p) == 0);
     CHECK(fa::next_warmup_batch(1, 150.0, p) == 2);     // time nearly met, count not yet
     CHECK(fa::next_warmup_batch(3, 450.0, p) == 0);
+    CHECK(fa::next_warmup_batch(1, 0.001, p) == fa::kMaxBatch);  // 1 us launches: 200k, in batches
     p.warmup_time_s = 0;
     CHECK(fa::next_warmup_batch(1, 3.3, p) == 2);
     p.warmup_iterations = 0;
@@ -239,7 +241,7 @@ TEST_CASE("a kernel slower than max_time / min_samples stops at max_time below m
     CHECK(gpu.batches == std::vector<int>{1, 1, 1, 1});
 }
 
-TEST_CASE("--iterations N launches exactly N, whatever the noise", "[timing]") {
+TEST_CASE("an iterations count N launches exactly N, whatever the noise", "[timing]") {
     fa::TimingPolicy p = rule_policy();
     for (const int n : {1, 4, 10, 333}) {
         INFO(n);
