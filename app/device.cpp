@@ -1,33 +1,14 @@
 #include "device.h"
 
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <ctime>
 
+#include "nvml.h"
+
 namespace fa {
 namespace {
-
-// The NVIDIA driver's version string comes from NVML, opened at run time so that fa-bench still
-// starts on a machine with no driver at all (CI), where linking libnvidia-ml would fail to load.
-std::string nvidia_driver_version() {
-    void* lib = dlopen("libnvidia-ml.so.1", RTLD_LAZY | RTLD_LOCAL);
-    if (lib == nullptr) return {};
-    using InitFn = int (*)();
-    using VersionFn = int (*)(char*, unsigned);
-    auto init = reinterpret_cast<InitFn>(dlsym(lib, "nvmlInit_v2"));
-    auto version = reinterpret_cast<VersionFn>(dlsym(lib, "nvmlSystemGetDriverVersion"));
-    auto shutdown = reinterpret_cast<InitFn>(dlsym(lib, "nvmlShutdown"));
-    std::string out;
-    if (init && version && shutdown && init() == 0) {
-        char buf[96] = {};
-        if (version(buf, sizeof buf) == 0) out = buf;
-        shutdown();
-    }
-    dlclose(lib);
-    return out;
-}
 
 std::string cuda_version_string(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
 
@@ -43,6 +24,7 @@ DeviceInfo query_device(int ordinal) {
         cudaGetLastError();  // clear the sticky-free error so later calls start clean
         return d;
     }
+    d.device_count = count;
     if (ordinal >= count) {
         d.why_absent = fmt::format("--device {}: only {} CUDA device(s)", ordinal, count);
         return d;
@@ -63,6 +45,8 @@ DeviceInfo query_device(int ordinal) {
     d.mem_clock_mhz = khz / 1000.0;
     cudaDeviceGetAttribute(&d.bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, ordinal);
     cudaMemGetInfo(&d.free_bytes, &d.total_bytes);
+    char bus_id[32] = {};
+    if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, ordinal) == cudaSuccess) d.pci_bus_id = bus_id;
     return d;
 }
 
@@ -80,7 +64,7 @@ Provenance make_provenance(const DeviceInfo& d) {
     p.gpu = d.name;
     p.sm_count = d.sm_count;
     p.sm_clock_mhz = static_cast<int>(d.sm_clock_mhz + 0.5);
-    p.driver_version = nvidia_driver_version();
+    p.driver_version = nvml_driver_version();  // opened at run time: no driver is no error
     if (p.driver_version.empty()) {
         int drv = 0;
         cudaDriverGetVersion(&drv);

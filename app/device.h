@@ -12,6 +12,8 @@ struct DeviceInfo {
     bool present = false;
     std::string why_absent;  // set when present is false
     int ordinal = 0;
+    int device_count = 0;    // CUDA devices visible to this process (0: no GPU or no driver)
+    std::string pci_bus_id;  // "0000:1b:00.0": how NVML finds this device (app/nvml.h)
     std::string name;
     int sm = 0;  // compute capability, major*10+minor
     int sm_count = 0;

@@ -22,6 +22,22 @@ std::string check_positive(const char* flag, const std::vector<int>& values) {
     return {};
 }
 
+// Warm-up and stopping-rule values: times are finite seconds, max_noise a positive percent.
+std::string validate_measurement(const Options& o) {
+    for (auto [flag, value] : {std::pair{"warmup_time", o.warmup_time}, {"gpu_warmup_time", o.gpu_warmup_time},
+                               {"min_time", o.min_time}})
+        if (!std::isfinite(value) || value < 0) return fmt::format("--{} {}: must be seconds >= 0", flag, value);
+    if (!std::isfinite(o.max_time) || o.max_time <= 0)
+        return fmt::format("--max_time {}: must be seconds > 0", o.max_time);
+    if (o.min_time > o.max_time)
+        return fmt::format("--min_time {} with --max_time {}: min_time must not exceed max_time", o.min_time,
+                           o.max_time);
+    if (!std::isfinite(o.max_noise) || o.max_noise <= 0)
+        return fmt::format("--max_noise {}: must be a percent > 0", o.max_noise);
+    if (o.min_samples < 1) return fmt::format("--min_samples {}: must be >= 1", o.min_samples);
+    return {};
+}
+
 // The example's can_implement rules and fa-bench's limits, for values known before any device
 // query. Device-dependent rules (shared memory, free memory, SM version) are checked per kernel.
 std::string validate(const Options& o) {
@@ -56,13 +72,17 @@ std::string validate(const Options& o) {
                                kMaxSplits);
     if (o.warmup_iterations < 0)
         return fmt::format("--warmup_iterations {}: must be >= 0", o.warmup_iterations);
-    if (o.iterations < 1) return fmt::format("--iterations {}: must be >= 1", o.iterations);
+    if (o.iterations && *o.iterations < 1) return fmt::format("--iterations {}: must be >= 1", *o.iterations);
+    if (std::string e = validate_measurement(o); !e.empty()) return e;
     if (!std::isfinite(o.softmax_scale) || o.softmax_scale < 0.0f)
         return fmt::format("--softmax_scale {}: must be a finite positive number", o.softmax_scale);
     for (const std::string& k : o.kernels)
         if (k != "all" && find_kernel(k) == nullptr)
             return fmt::format("--kernel {}: unknown kernel (fa-bench --list shows the names)", k);
     if (o.device < 0) return fmt::format("--device {}: must be >= 0", o.device);
+    if (!o.save_tensors.empty() && std::filesystem::exists(o.save_tensors) &&
+        !std::filesystem::is_directory(o.save_tensors))
+        return fmt::format("--save_tensors {}: exists and is not a directory", o.save_tensors);
     if (!o.csv.empty()) {
         // Probe by opening for append; a file the probe created is removed again, so validation
         // (and --list, --explain) leave no empty CSV behind.
@@ -110,8 +130,11 @@ int parse_options(int argc, const char* const* argv, Options* o, std::string* me
     app.add_option("--causal", causal_list, "Causal sweep: comma list of 0/1, e.g. 0,1")
         ->delimiter(',')
         ->excludes(causal_flag);
-    app.add_option("--warmup_iterations", o->warmup_iterations, "Untimed launches before timing (default 3)");
-    app.add_option("--iterations", o->iterations, "Timed launches, one CUDA-event pair each (default 10)");
+    app.add_option("--warmup_iterations", o->warmup_iterations,
+                   "At least this many untimed launches per row (default 3)");
+    int iterations = 0;
+    auto* iterations_flag = app.add_option(
+        "--iterations", iterations, "Exactly N timed launches, one CUDA-event pair each (default: the stopping rule)");
     app.add_flag("--skip_ref_check", o->skip_ref_check, "Do not compare with the FP32 reference");
     app.add_flag("--use_cold_l2", o->use_cold_l2, "Flush L2 before every timed launch");
 
@@ -129,7 +152,28 @@ int parse_options(int argc, const char* const* argv, Options* o, std::string* me
     app.add_option("--save_tensors", o->save_tensors, "Write q, k, v, o as .npy and the flags as JSON into DIR");
     app.add_option("--seed", o->seed, "Seed of the input generator (default 0)");
     app.add_option("--layout", layout_name_arg, "Tensor layout: bshd (the example's, default) or bhsd (PyTorch's)");
-    app.add_option("--device", o->device, "CUDA device ordinal (default 0)");
+    auto* device_flag = app.add_option("--device", o->device, "CUDA device ordinal (default 0)");
+
+    app.add_option("--warmup_time", o->warmup_time,
+                   fmt::format("Seconds of untimed launches per row, at least (default {})", o->warmup_time));
+    app.add_option("--gpu_warmup_time", o->gpu_warmup_time,
+                   fmt::format("Seconds of warm-up before the first timed row of the process (default {})",
+                               o->gpu_warmup_time));
+    const StoppingRule rule;
+    CLI::Option* rule_flags[] = {
+        app.add_option("--min_samples", o->min_samples,
+                       fmt::format("Timed launches per row, at least (default {})", rule.min_samples)),
+        app.add_option("--min_time", o->min_time,
+                       fmt::format("Seconds of timed launches per row, at least (default {})", rule.min_time_s)),
+        app.add_option("--max_noise", o->max_noise,
+                       fmt::format("Launch until the noise of the median is at most this percent (default {})",
+                                   rule.max_noise_pct)),
+        app.add_option("--max_time", o->max_time,
+                       fmt::format("Seconds per row after which launching stops, target met or not (default {})",
+                                   rule.max_time_s)),
+    };
+    // The stopping rule's flags mean nothing once --iterations fixes the count: refused together.
+    for (CLI::Option* flag : rule_flags) iterations_flag->excludes(flag);
 
     try {
         app.parse(argc, argv);
@@ -159,6 +203,8 @@ int parse_options(int argc, const char* const* argv, Options* o, std::string* me
         *message = fmt::format("fa-bench: --layout {}: must be bshd or bhsd", layout_name_arg);
         return 2;
     }
+    if (iterations_flag->count()) o->iterations = iterations;
+    o->device_given = device_flag->count() > 0;
     if (is_causal) o->causal = {1};
     if (!causal_list.empty()) o->causal = causal_list;
     if (o->tile_given()) {  // a partly given tile takes the example's defaults for the rest

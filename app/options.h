@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "fa/problem.h"
+#include "timing.h"
 
 namespace fa {
 
@@ -32,8 +34,8 @@ struct Options {
     std::vector<int> n_block_size;
     std::vector<int> num_threads;
     std::vector<int> causal{0};  // --is_causal sets {1}; --causal takes a list of 0/1
-    int warmup_iterations = 3;
-    int iterations = 10;
+    int warmup_iterations = 3;      // at least this many untimed launches per row
+    std::optional<int> iterations;  // given: exactly this many timed launches; absent: the stopping rule
     bool skip_ref_check = false;
     bool use_cold_l2 = false;
 
@@ -50,6 +52,19 @@ struct Options {
     uint64_t seed = 0;
     Layout layout = Layout::BSHD;
     int device = 0;
+    bool device_given = false;  // --device named: a device that is not there is an error, not the analytic mode
+
+    // --- measurement: warm-up and the stopping rule (README: What is measured), in seconds and % ---
+    double warmup_time = TimingPolicy{}.warmup_time_s;  // per row, after its checked launch
+    // Once per process, before the first timed row, instead of warmup_time: that row comes after
+    // the GPU sat idle while the context, the tensors and the reference were made (a freshly
+    // started machine: since boot). 1 s is five rows' warm-up, ~300 launches of the fastest rungs
+    // on the default problem; README says how to see what it changes (--gpu_warmup_time 0).
+    double gpu_warmup_time = 1.0;
+    int min_samples = StoppingRule{}.min_samples;
+    double min_time = StoppingRule{}.min_time_s;
+    double max_noise = StoppingRule{}.max_noise_pct;
+    double max_time = StoppingRule{}.max_time_s;
 
     bool tile_given() const { return !m_block_size.empty() || !n_block_size.empty() || !num_threads.empty(); }
 };

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <fstream>
 
 namespace fa {
@@ -19,6 +20,8 @@ std::string csv_quote(const std::string& f) {
 namespace {
 std::string num(double v, bool present) { return present ? fmt::format("{:.6g}", v) : std::string(); }
 std::string count(int v) { return v > 0 ? std::to_string(v) : std::string(); }
+// A reading of the clock sampler: empty without NVML or when the device could not tell.
+std::string reading(const ResultRow& r, double v) { return num(v, r.clocks_sampled && !std::isnan(v)); }
 }  // namespace
 
 const std::vector<CsvColumn>& csv_column_table() {
@@ -59,10 +62,11 @@ const std::vector<CsvColumn>& csv_column_table() {
          [](R r) { return count(r.num_splits); }},
         {"pack_gqa", "1: the query heads of a K/V head shared row blocks (packed GQA)",
          [](R r) { return r.num_splits > 0 ? std::to_string(r.pack_gqa) : std::string(); }},
-        {"warmup_iterations", "untimed launches before timing",
+        {"warmup_iterations", "untimed launches before timing (--warmup_iterations, more to fill the warm-up time)",
          [](R r) { return std::to_string(r.warmup_iterations); }},
-        {"iterations", "timed launches, each between its own pair of CUDA events",
-         [](R r) { return std::to_string(r.iterations); }},
+        {"iterations",
+         "timed launches, each between its own pair of CUDA events (what the stopping rule took, or --iterations)",
+         [](R r) { return count(r.iterations); }},
         {"use_cold_l2", "1: L2 overwritten before every timed launch",
          [](R r) { return std::to_string(r.use_cold_l2); }},
         {"seed", "seed of the input generator", [](R r) { return std::to_string(r.seed); }},
@@ -79,6 +83,38 @@ const std::vector<CsvColumn>& csv_column_table() {
          [](R r) { return num(r.noise_pct, r.timed); }},
         {"tflops", "flops / median time, TFLOP/s", [](R r) { return num(r.tflops, r.timed); }},
         {"bandwidth_gbs", "compulsory_bytes / median time, GB/s", [](R r) { return num(r.bandwidth_gbs, r.timed); }},
+        {"warmup_ms", "GPU time of the warm-up launches before the timed ones, ms (--warmup_time; --gpu_warmup_time "
+                      "before the first timed row of a process)",
+         [](R r) { return num(r.warmup_ms, r.timed); }},
+        {"median_noise_pct", "noise of the median: 1.2533 * (IQR / 1.349) / sqrt(iterations) / median, %",
+         [](R r) { return num(r.median_noise_pct, r.timed && !std::isnan(r.median_noise_pct)); }},
+        {"max_noise_pct", "the stopping rule's target for median_noise_pct, % (empty: --iterations fixed the count)",
+         [](R r) { return num(r.max_noise_pct, r.timed && r.rule_applied); }},
+        {"noise_target_met", "1: median_noise_pct <= max_noise_pct; 0: --max_time stopped the row first",
+         [](R r) { return r.timed && r.rule_applied ? std::string(r.noise_target_met ? "1" : "0") : std::string(); }},
+        {"sm_clock_mean_mhz", "mean SM clock NVML read during the timed launches, MHz (empty: no NVML)",
+         [](R r) { return reading(r, r.sm_clock_mean_mhz); }},
+        {"sm_clock_min_mhz", "lowest SM clock read during the timed launches, MHz",
+         [](R r) { return reading(r, r.sm_clock_min_mhz); }},
+        {"sm_clock_max_mhz", "the device's maximum SM clock (NVML), the base of the 95 % rule, MHz",
+         [](R r) { return reading(r, r.sm_clock_max_mhz); }},
+        {"power_w_mean", "mean board power read during the timed launches, W (a 1 s running average on Ampere+)",
+         [](R r) { return reading(r, r.power_w_mean); }},
+        {"power_limit_w", "power limit the driver enforced, W", [](R r) { return reading(r, r.power_limit_w); }},
+        {"temperature_c", "highest GPU temperature read during the timed launches, degrees C",
+         [](R r) { return reading(r, r.temperature_c); }},
+        {"throttle_reasons",
+         "NVML clock event reasons seen during the timed launches, |-separated: sw_power_cap, hw_slowdown, "
+         "sw_thermal, hw_thermal, hw_power_brake, idle, applications_clocks, sync_boost, display_clocks",
+         [](R r) { return r.throttle_reasons; }},
+        {"capped_pct", "readings with a power or thermal reason (sw_power_cap hw_slowdown sw_thermal hw_thermal "
+                       "hw_power_brake), % of readings",
+         [](R r) { return reading(r, r.capped_pct); }},
+        {"clock_samples", "NVML readings during the timed launches (every 10 ms, and one at each end)",
+         [](R r) { return r.clocks_sampled ? std::to_string(r.clock_samples) : std::string(); }},
+        {"flags", "why to trust this time less: !clk mean SM clock < 95 % of sm_clock_max_mhz, !pwr !thm !hw a power "
+                  "/ thermal / hardware-slowdown reason seen, !noise noise target not met; ,-separated",
+         [](R r) { return r.flags; }},
         {"check",
          "PASS/FAIL against the FP32 reference, SKIPPED (--skip_ref_check), UNSUPPORTED (did not run, note says "
          "why), n/a (--profile, --explain, no GPU)",
@@ -150,8 +186,8 @@ std::string append_csv(const std::string& path, const std::vector<ResultRow>& ro
 
 namespace {
 constexpr const char* kTableFmt =
-    "{:<17} {:<8} {:>3} {:>3} {:>3} {:>6} {:>6} {:>4} {:>2} {:>11} {:>3} {:>9} {:>6} {:>8} {:>8} {:>5} {:>6} {:>8} "
-    "{:>6}  {:<11} {:>8}  {}\n";
+    "{:<17} {:<8} {:>3} {:>3} {:>3} {:>6} {:>6} {:>4} {:>2} {:>11} {:>3} {:>9} {:>6} {:>5} {:>8} {:>8} {:>5} {:>6} "
+    "{:>8} {:>6} {:>5}  {:<11} {:>8}  {:<10} {}\n";
 std::string tile_cell(const ResultRow& r) {
     return r.m_block_size ? fmt::format("{}x{}x{}", r.m_block_size, r.n_block_size, r.num_threads) : "-";
 }
@@ -163,20 +199,23 @@ std::string splits_cell(const ResultRow& r) {
 
 void print_table_header(std::FILE* out) {
     fmt::print(out, fmt::runtime(kTableFmt), "kernel", "dtype", "B", "H", "Hkv", "Sq", "Sk", "D", "c", "tile", "spl",
-               "ms", "noise%", "TFLOP/s", "GB/s", "%copy", "AI", "GFLOP", "%bound", "check", "rel_err", "note");
+               "ms", "noise%", "n", "TFLOP/s", "GB/s", "%copy", "AI", "GFLOP", "%bound", "MHz", "check", "rel_err",
+               "flags", "note");
 }
 
 void print_table_row(std::FILE* out, const ResultRow& r) {
     auto timed = [&](double v, int precision) {
         return r.timed ? fmt::format("{:.{}f}", v, precision) : std::string("-");
     };
+    const bool clocked = r.clocks_sampled && !std::isnan(r.sm_clock_mean_mhz);
     fmt::print(out, fmt::runtime(kTableFmt), r.kernel, r.dtype, r.batch_size, r.num_head, r.num_head_kv, r.seqlen_q,
                r.seqlen_k, r.head_dim, r.is_causal, tile_cell(r), splits_cell(r), timed(r.time_ms_median, 4),
-               timed(r.noise_pct, 1), timed(r.tflops, 1), timed(r.bandwidth_gbs, 0),
-               r.modeled && r.timed ? fmt::format("{:.0f}", r.pct_of_copy) : "-",
+               timed(r.noise_pct, 1), r.timed ? std::to_string(r.iterations) : "-", timed(r.tflops, 1),
+               timed(r.bandwidth_gbs, 0), r.modeled && r.timed ? fmt::format("{:.0f}", r.pct_of_copy) : "-",
                fmt::format("{:.1f}", r.arithmetic_intensity), fmt::format("{:.1f}", r.flops / 1e9),
-               r.modeled && r.timed ? fmt::format("{:.0f}", r.pct_of_bound) : "-", r.check,
-               r.checked ? fmt::format("{:.2e}", r.rel_l2_err) : "-", r.note);
+               r.modeled && r.timed ? fmt::format("{:.0f}", r.pct_of_bound) : "-",
+               clocked ? fmt::format("{:.0f}", r.sm_clock_mean_mhz) : "-", r.check,
+               r.checked ? fmt::format("{:.2e}", r.rel_l2_err) : "-", r.flags.empty() ? "-" : r.flags, r.note);
     std::fflush(out);
 }
 

@@ -33,6 +33,18 @@ struct ResultRow {
     double flops = 0, compulsory_bytes = 0, arithmetic_intensity = 0;
     bool timed = false;  // false: the time columns are empty (no GPU, skipped, profile)
     double time_ms_median = 0, time_ms_min = 0, time_ms_max = 0, noise_pct = 0, tflops = 0, bandwidth_gbs = 0;
+    // How the timed launches ended (README: the stopping rule); empty when not timed.
+    double warmup_ms = 0, median_noise_pct = 0;
+    bool rule_applied = false;  // false: --iterations fixed the count, no noise target
+    double max_noise_pct = 0;
+    bool noise_target_met = false;
+    // The GPU during the timed launches (README: clocks and throttling); NaN: not read.
+    bool clocks_sampled = false;  // false: no NVML, the clock columns are empty
+    int clock_samples = 0;
+    double sm_clock_mean_mhz = 0, sm_clock_min_mhz = 0, sm_clock_max_mhz = 0;
+    double power_w_mean = 0, power_limit_w = 0, temperature_c = 0, capped_pct = 0;
+    std::string throttle_reasons;  // '|'-separated names, "" for none (or unknown: see clocks_sampled)
+    std::string flags;             // "!clk,!pwr,!noise": why this row's time deserves less trust
     std::string check;  // PASS, FAIL, SKIPPED (--skip_ref_check), UNSUPPORTED, n/a
     bool checked = false;
     double max_abs_err = 0, rel_l2_err = 0;

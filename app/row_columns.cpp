@@ -20,7 +20,7 @@ ResultRow base_row(const Options& o, const Provenance& prov, const ProblemShape&
     r.is_causal = p.causal ? 1 : 0;
     r.softmax_scale = effective_scale(p);
     r.warmup_iterations = o.warmup_iterations;
-    r.iterations = o.iterations;
+    r.iterations = o.iterations.value_or(0);  // a timed row: the launches the stopping rule took
     r.use_cold_l2 = o.use_cold_l2 ? 1 : 0;
     r.seed = o.seed;
     r.flops = attention_flops(p);

@@ -1,18 +1,22 @@
 // The runner: plans the sweep (plan.h), and for each problem allocates its tensors (tensors.h),
 // then per runnable (kernel, problem) checks the output against the FP32 reference and times the
-// launches (timing.h); every row is printed and appended to the CSV as soon as it is finished.
+// launches (timing.h) while NVML's clocks are sampled (clock_sampler.h); every row is printed and
+// appended to the CSV as soon as it is finished, and the run ends naming the rows whose time
+// deserves less trust (slowed clocks, power or thermal caps, noise target not met).
 #include "runner.h"
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <stdexcept>
 
 #include "calibration_cache.h"
 #include "device.h"
 #include "kernel_list.h"
+#include "nvml.h"
 #include "nvtx.h"
 #include "plan.h"
 #include "report.h"
@@ -29,7 +33,9 @@ class Runner {
         const std::string path = o.peaks_file.empty() ? default_peaks_file() : o.peaks_file;
         calibrated_ = dev.present && load_calibration(path, dev.name, &cal_);
         policy_.warmup_iterations = o.warmup_iterations;
-        policy_.iterations = o.iterations;
+        policy_.warmup_time_s = o.warmup_time;
+        policy_.iterations = o.iterations.value_or(0);
+        policy_.rule = {o.min_samples, o.min_time, o.max_noise, o.max_time};
     }
 
     int run() {
@@ -38,6 +44,7 @@ class Runner {
         fmt::print("device {}: {} (sm_{}, {} SMs, {:.0f} MHz, {:.1f} GB free), driver {}, CUDA runtime {}\n",
                    dev_.ordinal, dev_.name, dev_.sm, dev_.sm_count, dev_.sm_clock_mhz, dev_.free_bytes / 1e9,
                    prov_.driver_version, prov_.cuda_runtime);
+        if (!o_.profile && !o_.explain) open_clock_sensor();
         cuda_check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
         if (o_.use_cold_l2) {
             // Twice the L2: a memset of this size evicts everything the previous launch left.
@@ -72,6 +79,7 @@ class Runner {
             for (const std::string& r : reasons) fmt::print(stderr, "  {}\n", r);
             return 2;
         }
+        warn_about_untrusted_rows();
         if (!o_.csv.empty()) fmt::print("appended {} row(s) to {}\n", csv_rows_written_, o_.csv);
         return failures_ || !csv_error_.empty() ? 1 : 0;
     }
@@ -177,7 +185,10 @@ class Runner {
             if (check_lse) tensors.save_lse(o_.save_tensors, r->kernel, stream_);
         }
 
-        const Timing t = time_launches(launch, policy_, stream_, label);
+        TimingPolicy policy = policy_;
+        if (!gpu_warmed_up_) policy.warmup_time_s = std::max(policy.warmup_time_s, o_.gpu_warmup_time);
+        const Timing t = time_launches(launch, policy, stream_, label);
+        gpu_warmed_up_ = true;
         r->timed = true;
         r->time_ms_median = t.median;
         r->time_ms_min = t.min;
@@ -185,6 +196,77 @@ class Runner {
         r->noise_pct = t.noise_pct;
         r->tflops = r->flops / (t.median * 1e9);
         r->bandwidth_gbs = r->compulsory_bytes / (t.median * 1e6);
+        fill_trust(t, label, r);
+    }
+
+    // The stopping rule's outcome, the clocks and the flags; rows to name at the end of the run.
+    void fill_trust(const Timing& t, const std::string& label, ResultRow* r) {
+        r->iterations = t.launches;
+        r->warmup_iterations = t.warmup_launches;
+        r->warmup_ms = t.warmup_ms;
+        r->median_noise_pct = t.median_noise_pct;
+        r->rule_applied = t.rule_applied;
+        r->max_noise_pct = o_.max_noise;
+        r->noise_target_met = t.noise_target_met;
+        std::vector<std::string> tags;
+        if (t.clocks) {
+            const ClockSummary& c = *t.clocks;
+            r->clocks_sampled = true;
+            r->clock_samples = c.samples;
+            r->sm_clock_mean_mhz = c.sm_clock_mean_mhz;
+            r->sm_clock_min_mhz = c.sm_clock_min_mhz;
+            r->sm_clock_max_mhz = limits_.max_sm_clock_mhz;
+            r->power_w_mean = c.power_w_mean;
+            r->power_limit_w = limits_.power_limit_w;
+            r->temperature_c = c.temperature_c_max;
+            r->throttle_reasons = c.reasons_known ? event_reason_list(c.reasons) : "";
+            r->capped_pct = c.capped_pct;
+            const ClockVerdict v = judge_clocks(c, limits_.max_sm_clock_mhz);
+            tags = v.tags;
+            if (v.flagged()) slowed_rows_.push_back(fmt::format("{} ({})", label, v.cause));
+        }
+        if (t.rule_applied && !t.noise_target_met) {
+            tags.push_back("!noise");
+            noisy_rows_.push_back(fmt::format("{} ({:.2f} %)", label, t.median_noise_pct));
+        }
+        for (const std::string& tag : tags) r->flags += (r->flags.empty() ? "" : ",") + tag;
+    }
+
+    // NVML for the device, found by its PCI bus id; without it the run says so here, once.
+    void open_clock_sensor() {
+        std::string why_not = "CUDA gave no PCI bus id for the device";
+        if (!dev_.pci_bus_id.empty()) sensor_ = open_nvml_sensor(dev_.pci_bus_id, &why_not);
+        if (!sensor_) {
+            fmt::print("clocks: not sampled ({}): the clock, power and throttle columns stay empty\n", why_not);
+            return;
+        }
+        limits_ = sensor_->limits();
+        policy_.sensor = sensor_.get();
+        auto known = [](double v, const char* unit) {
+            return std::isnan(v) ? std::string("unknown") : fmt::format("{:.0f} {}", v, unit);
+        };
+        fmt::print("clocks: NVML at {}, max SM clock {}, power limit {}; read every {} ms during timed launches\n",
+                   dev_.pci_bus_id, known(limits_.max_sm_clock_mhz, "MHz"), known(limits_.power_limit_w, "W"),
+                   kClockSamplePeriod.count());
+    }
+
+    // One line per kind of doubt, on stderr, naming the rows (README: reading a flagged row).
+    void warn_about_untrusted_rows() const {
+        auto list = [](const std::vector<std::string>& rows) {
+            std::string out;
+            for (const std::string& row : rows) out += (out.empty() ? "" : ", ") + row;
+            return out;
+        };
+        if (!slowed_rows_.empty())
+            fmt::print(stderr,
+                       "fa-bench: warning: {} row(s) measured below {:.0f} % of the max SM clock or under a "
+                       "power/thermal cap: {}\n",
+                       slowed_rows_.size(), 100 * kLowClockFraction, list(slowed_rows_));
+        if (!noisy_rows_.empty())
+            fmt::print(stderr,
+                       "fa-bench: warning: {} row(s) stopped at --max_time {} s with the noise of the median above "
+                       "--max_noise {} %: {}\n",
+                       noisy_rows_.size(), o_.max_time, o_.max_noise, list(noisy_rows_));
     }
 
     // Prints the row and appends it to the CSV at once, so a sweep that dies later (a kernel
@@ -222,6 +304,10 @@ class Runner {
     cudaStream_t stream_ = nullptr;
     std::unique_ptr<DeviceBuffer> flush_;
     TimingPolicy policy_;
+    std::unique_ptr<GpuSensor> sensor_;  // null: no NVML
+    SensorLimits limits_{};
+    bool gpu_warmed_up_ = false;         // the first timed row of the process has run (--gpu_warmup_time)
+    std::vector<std::string> slowed_rows_, noisy_rows_;
     int csv_rows_written_ = 0;
     std::string csv_error_;  // the first failed CSV append; later rows are not attempted
     int failures_ = 0;
@@ -235,6 +321,15 @@ int run(const Options& o) {
         return 0;
     }
     const DeviceInfo dev = query_device(o.device);
+    // A device asked for by name must be there; only without --device does a machine with no
+    // GPU get the analytic rows (what the scripts use, with CUDA_VISIBLE_DEVICES="").
+    if (o.device_given && !dev.present) {
+        const std::string why = dev.device_count > 0
+                                    ? dev.why_absent
+                                    : fmt::format("--device {}: no usable CUDA device ({})", o.device, dev.why_absent);
+        fmt::print(stderr, "fa-bench: {}\n", why);
+        return 2;
+    }
     if (o.calibrate) return run_calibration(o.peaks_file, dev);
     try {
         Runner runner(o, dev);

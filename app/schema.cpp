@@ -161,7 +161,10 @@ std::string schema_json() {
     j.field("seqlen_q", o.seqlen_q.front()).field("seqlen_k", o.seqlen_k.front());
     j.field("num_head", o.num_head.front()).field("head_dim", o.head_dim.front());
     j.field("is_causal", o.causal.front()).field("layout", layout_name(o.layout));
-    j.field("warmup_iterations", o.warmup_iterations).field("iterations", o.iterations);
+    j.field("warmup_iterations", o.warmup_iterations).field("iterations", o.iterations.value_or(0));
+    j.field("warmup_time", o.warmup_time).field("gpu_warmup_time", o.gpu_warmup_time);
+    j.field("min_samples", o.min_samples).field("min_time", o.min_time);
+    j.field("max_noise", o.max_noise).field("max_time", o.max_time);
     j.field("seed", static_cast<long long>(o.seed));
     j.end_object();
     j.key("example_tile").begin_object(true);
@@ -184,6 +187,8 @@ std::string schema_json() {
     j.field("dtypes", "a check passes when rel_l2_err <= tolerance_rel_l2 and max_abs_err / max|ref| <= "
                       "tolerance_max_rel, with no NaN or infinity");
     j.field("nvtx", "fields in braces are CSV column names, {kernel} a slug, {problem} the problem format");
+    j.field("defaults", "iterations 0: no fixed count, the stopping rule (min_samples, min_time in s, max_noise in "
+                        "%, max_time in s) decides; warmup_time and gpu_warmup_time in s");
     j.end_object();
 
     j.end_object();

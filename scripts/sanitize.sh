@@ -36,7 +36,8 @@ for tool in memcheck racecheck synccheck; do
                 log="$(mktemp)"
                 "$sanitizer" --tool "$tool" --error-exitcode 99 "$fa_bench" --kernel "$kernel" --dtype "$dtype" \
                     --batch_size 1 --num_head 2 --seqlen_q 300 --seqlen_k 777 --head_dim "$d" --causal 0,1 \
-                    --warmup_iterations 0 --iterations 1 ${extra[@]+"${extra[@]}"} >"$log" 2>&1
+                    --warmup_iterations 0 --warmup_time 0 --gpu_warmup_time 0 --iterations 1 \
+                    ${extra[@]+"${extra[@]}"} >"$log" 2>&1
                 rc=$?
                 summary="$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)"
                 # rc 2: fa-bench found nothing it could run (kernel lacks this dtype/head_dim).

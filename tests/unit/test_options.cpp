@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -35,7 +37,15 @@ TEST_CASE("defaults are the CuTe DSL example's", "[options]") {
     CHECK(o.head_dim == std::vector<int>{128});
     CHECK(o.causal == std::vector<int>{0});
     CHECK(o.warmup_iterations == 3);
-    CHECK(o.iterations == 10);
+    CHECK_FALSE(o.iterations);  // no fixed count: the stopping rule decides
+    CHECK(o.warmup_time == 0.2);
+    CHECK(o.gpu_warmup_time == 1.0);
+    CHECK(o.min_samples == 10);
+    CHECK(o.min_time == 0.2);
+    CHECK(o.max_noise == 0.5);
+    CHECK(o.max_time == 2.0);
+    CHECK(o.device == 0);
+    CHECK_FALSE(o.device_given);  // no GPU then means the analytic rows, not an error
     CHECK_FALSE(o.skip_ref_check);
     CHECK_FALSE(o.use_cold_l2);
     CHECK_FALSE(o.tile_given());  // each kernel takes its tuned tile
@@ -72,6 +82,52 @@ TEST_CASE("every flag is parsed", "[options]") {
     CHECK(o.layout == fa::Layout::BHSD);
     CHECK(o.save_tensors == "dir");
     CHECK(o.profile);
+}
+
+TEST_CASE("the warm-up and stopping-rule flags are parsed", "[options]") {
+    const Parsed p = parse({"--warmup_time", "0.5", "--gpu_warmup_time", "3", "--min_samples", "20", "--min_time",
+                            "0.25", "--max_noise", "1.5", "--max_time", "4", "--device", "1"});
+    REQUIRE(p.code == 0);
+    const fa::Options& o = p.opts;
+    CHECK(o.warmup_time == 0.5);
+    CHECK(o.gpu_warmup_time == 3.0);
+    CHECK(o.min_samples == 20);
+    CHECK(o.min_time == 0.25);
+    CHECK(o.max_noise == 1.5);
+    CHECK(o.max_time == 4.0);
+    CHECK(o.device == 1);
+    CHECK(o.device_given);
+    CHECK_FALSE(o.iterations);
+    // Zero warm-up is allowed: the old behaviour, a count of launches only.
+    CHECK(parse({"--warmup_time", "0", "--gpu_warmup_time", "0"}).code == 0);
+    CHECK(parse({"--device", "0"}).opts.device_given);
+}
+
+TEST_CASE("an iterations count fixes the launches and excludes the stopping rule's flags", "[options]") {
+    const Parsed p = parse({"--iterations", "7", "--warmup_time", "0"});
+    REQUIRE(p.code == 0);
+    REQUIRE(p.opts.iterations);
+    CHECK(*p.opts.iterations == 7);
+    for (const char* flag : {"--min_samples", "--min_time", "--max_noise", "--max_time"}) {
+        INFO(flag);
+        const Parsed both = parse({"--iterations", "7", flag, "1"});
+        CHECK(both.code == 2);
+        CHECK(both.message.find("--iterations") != std::string::npos);
+        CHECK(both.message.find(flag) != std::string::npos);
+        CHECK(both.message.find('\n') == std::string::npos);
+    }
+}
+
+TEST_CASE("save_tensors onto an existing file is refused before anything runs", "[options]") {
+    const std::string file = "fa_bench_test_save_tensors_target.txt";
+    std::ofstream(file) << "not a directory\n";
+    const Parsed p = parse({"--save_tensors", file.c_str()});
+    CHECK(p.code == 2);
+    CHECK(p.message == "fa-bench: --save_tensors " + file + ": exists and is not a directory");
+    std::remove(file.c_str());
+    // A directory, existing or not, is what the flag takes.
+    CHECK(parse({"--save_tensors", "."}).code == 0);
+    CHECK(parse({"--save_tensors", "fa_bench_test_not_there_yet"}).code == 0);
 }
 
 TEST_CASE("comma lists sweep shapes, dtypes and causal", "[options]") {
@@ -113,6 +169,18 @@ TEST_CASE("bad values get one line naming the flag and the rule", "[options]") {
         {{"--warmup_iterations", "-1"}, "fa-bench: --warmup_iterations -1: must be >= 0"},
         {{"--softmax_scale", "-2"}, "fa-bench: --softmax_scale -2: must be a finite positive number"},
         {{"--kernel", "naive,bogus"}, "fa-bench: --kernel bogus: unknown kernel (fa-bench --list shows the names)"},
+        {{"--iterations", "-3"}, "fa-bench: --iterations -3: must be >= 1"},
+        {{"--warmup_time", "-0.1"}, "fa-bench: --warmup_time -0.1: must be seconds >= 0"},
+        {{"--gpu_warmup_time", "-1"}, "fa-bench: --gpu_warmup_time -1: must be seconds >= 0"},
+        {{"--warmup_time", "inf"}, "fa-bench: --warmup_time inf: must be seconds >= 0"},
+        {{"--min_time", "-1"}, "fa-bench: --min_time -1: must be seconds >= 0"},
+        {{"--max_time", "0"}, "fa-bench: --max_time 0: must be seconds > 0"},
+        {{"--max_time", "nan"}, "fa-bench: --max_time nan: must be seconds > 0"},
+        {{"--min_time", "3"}, "fa-bench: --min_time 3 with --max_time 2: min_time must not exceed max_time"},
+        {{"--max_noise", "0"}, "fa-bench: --max_noise 0: must be a percent > 0"},
+        {{"--max_noise", "-0.5"}, "fa-bench: --max_noise -0.5: must be a percent > 0"},
+        {{"--min_samples", "0"}, "fa-bench: --min_samples 0: must be >= 1"},
+        {{"--device", "-1"}, "fa-bench: --device -1: must be >= 0"},
     };
     for (const Case& c : cases) {
         INFO(c.args.front());

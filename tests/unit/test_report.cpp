@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -24,6 +25,15 @@ std::vector<std::string> split_csv(const std::string& line) {
         else out.back() += c;
     }
     return out;
+}
+
+// The cell of column `col` in the CSV line of `r`.
+std::string cell(const fa::ResultRow& r, const std::string& col) {
+    const std::vector<std::string> fields = split_csv(fa::csv_line(r));
+    for (std::size_t i = 0; i < fields.size(); ++i)
+        if (fa::csv_columns()[i] == col) return fields[i];
+    FAIL("no column " << col);
+    return {};
 }
 
 fa::ResultRow sample_row() {
@@ -89,6 +99,61 @@ TEST_CASE("untimed rows leave the time columns empty", "[report]") {
             CHECK(fields[i].empty());
         }
     }
+}
+
+TEST_CASE("a row without NVML leaves the clock columns empty and says nothing made up", "[report]") {
+    fa::ResultRow r = sample_row();
+    r.iterations = 61;
+    r.warmup_iterations = 63;
+    r.warmup_ms = 201.5;
+    r.median_noise_pct = 0.04;
+    r.rule_applied = true;
+    r.max_noise_pct = 0.5;
+    r.noise_target_met = true;
+    auto field = [&](const std::string& col) { return cell(r, col); };
+    CHECK(field("iterations") == "61");
+    CHECK(field("warmup_iterations") == "63");
+    CHECK(field("warmup_ms") == "201.5");
+    CHECK(field("median_noise_pct") == "0.04");
+    CHECK(field("max_noise_pct") == "0.5");
+    CHECK(field("noise_target_met") == "1");
+    for (const char* col : {"sm_clock_mean_mhz", "sm_clock_min_mhz", "sm_clock_max_mhz", "power_w_mean",
+                            "power_limit_w", "temperature_c", "throttle_reasons", "capped_pct", "clock_samples",
+                            "flags"}) {
+        INFO(col);
+        CHECK(field(col).empty());
+    }
+    // --iterations fixed the count: there was no noise target to meet.
+    r.rule_applied = false;
+    CHECK(cell(r, "noise_target_met").empty());
+    CHECK(cell(r, "max_noise_pct").empty());
+}
+
+TEST_CASE("a sampled row carries its clocks, power, reasons and flags; unread values stay empty", "[report]") {
+    fa::ResultRow r = sample_row();
+    r.clocks_sampled = true;
+    r.clock_samples = 23;
+    r.sm_clock_mean_mhz = 1702.4;
+    r.sm_clock_min_mhz = 1650;
+    r.sm_clock_max_mhz = 1980;
+    r.power_w_mean = 698.25;
+    r.power_limit_w = 700;
+    r.temperature_c = std::nan("");  // an NVML without the temperature query
+    r.throttle_reasons = "sw_power_cap";
+    r.capped_pct = 100;
+    r.flags = "!clk,!pwr";
+    auto field = [&](const std::string& col) { return cell(r, col); };
+    CHECK(field("sm_clock_mean_mhz") == "1702.4");
+    CHECK(field("sm_clock_min_mhz") == "1650");
+    CHECK(field("sm_clock_max_mhz") == "1980");
+    CHECK(field("power_w_mean") == "698.25");
+    CHECK(field("power_limit_w") == "700");
+    CHECK(field("temperature_c").empty());
+    CHECK(field("throttle_reasons") == "sw_power_cap");
+    CHECK(field("capped_pct") == "100");
+    CHECK(field("clock_samples") == "23");
+    CHECK(field("flags") == "!clk,!pwr");
+    CHECK(fa::csv_line(r).find(",\"!clk,!pwr\",") != std::string::npos);  // quoted: it holds a comma
 }
 
 TEST_CASE("append_csv writes the header once", "[report]") {
