@@ -96,7 +96,8 @@ REQUIRED_METRICS = [M_DURATION, M_DRAM_READ, M_DRAM_WRITE]
 # Kernels that launch several CUDA kernels per NVTX range; every other kernel launches one.
 MULTI_LAUNCH_KERNELS = {"naive"}
 
-KEY_COLUMNS = ["kernel", "dtype", "batch_size", "num_head", "seqlen_q", "seqlen_k", "head_dim", "is_causal"]
+KEY_COLUMNS = ["kernel", "dtype", "batch_size", "num_head", "num_head_kv", "seqlen_q", "seqlen_k", "head_dim",
+               "is_causal"]
 EXPLAIN_COLUMNS = [*KEY_COLUMNS, "m_block_size", "n_block_size", "num_threads", "compulsory_bytes", "model_bytes"]
 
 OUTPUT_COLUMNS = [
@@ -291,6 +292,8 @@ def read_explain_csv(path: Path) -> pd.DataFrame:
     if not path.is_file():
         raise DataError(f"no such file: {path}")
     data = pd.read_csv(path)
+    if "num_head_kv" not in data.columns and "num_head" in data.columns:
+        data["num_head_kv"] = data["num_head"]  # written before GQA: as many K/V heads as query heads
     missing = [c for c in EXPLAIN_COLUMNS if c not in data.columns]
     if missing:
         raise DataError(f"{path}: missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
