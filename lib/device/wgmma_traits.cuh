@@ -1,11 +1,11 @@
 // The tile of the Hopper rungs (5 `wgmma_tma`, 6 `wgmma_ws`, 7 `wgmma_overlap`): the tuned tiles
-// all three run (WgmmaTileD128, WgmmaTileD64), and from such a named config every derived size,
+// all three run (WgmmaTileD128, WgmmaTileD64, WgmmaTileD256), and from such a named config every derived size,
 // the shared-memory carve-up (CtaSmem) and the static_asserts that tie them to wgmma and TMA. A
 // config is a plain struct, each value commented with why:
 //
 //   struct SomeConfig {
 //       using T = __nv_bfloat16;                      // or __half
-//       static constexpr int kHeadDim = 128;          // D: 64 or 128
+//       static constexpr int kHeadDim = 128;          // D: 64, 128 or 256
 //       static constexpr int kConsumerWarpgroups = 2; // 64 query rows each
 //       static constexpr int kBlockN = 128;           // keys per ring slot
 //       static constexpr int kStages = 3;             // K/V ring depth
@@ -59,6 +59,21 @@ struct WgmmaTileD64 {
     static constexpr int kStages = 4;
 };
 
+template <typename T_>
+struct WgmmaTileD256 {
+    using T = T_;
+    static constexpr int kHeadDim = 256;
+    // 2 warpgroups of 64 rows, as at head_dim 128 (rung 5: 255 registers each without setmaxnreg;
+    // rungs 6-7: 240). O alone is 128 fp32 per thread at head_dim 256, so S and P must be small:
+    static constexpr int kConsumerWarpgroups = 2;
+    // 64-key tiles: S 32 fp32 + P 16 b32 per thread beside O's 128 (176 of 240), and a K/V slot of
+    // 64 x 256 x 2 B = 32 KB each. 128-key tiles would need 224 of 240 before any address or index
+    // register (FA3 takes 80 keys at head_dim 256 for the same reason; wgmma's N must then be 80).
+    static constexpr int kBlockN = 64;
+    // Q 64 KB + 2 x (K 32 KB + V 32 KB) = 192 KB; a third stage (256 KB) does not fit in 227 KB.
+    static constexpr int kStages = 2;
+};
+
 // ---- Traits ----
 
 template <class Config>
@@ -104,7 +119,8 @@ struct TileTraits : Config {
 
     static_assert(sizeof(T) == 2, "wgmma here takes bf16 or fp16 operands");
     static_assert(kHeadDim % 64 == 0, "rows are whole 128-byte swizzle atoms (64 elements)");
-    static_assert(kHeadDim == 64 || kHeadDim == 128, "O += P·V uses wgmma N = head_dim (hopper.cuh has N = 64, 128)");
+    static_assert(kHeadDim == 64 || kHeadDim == 128 || kHeadDim == 256,
+                  "O += P·V uses wgmma N = head_dim (hopper.cuh has N = 64, 128, 256)");
     static_assert(kBlockN == 64 || kBlockN == 128, "S = Q·Kᵀ uses wgmma N = kBlockN (hopper.cuh has N = 64, 128)");
     static_assert(kBlockM <= 256 && kBlockN <= 256, "a TMA box spans at most 256 rows");
     static_assert(kConsumerWarpgroups >= 1 && kNThreads <= 1024, "1..8 consumer warpgroups");

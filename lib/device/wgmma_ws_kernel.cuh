@@ -84,6 +84,13 @@ struct WgmmaWsD64 : WgmmaTileD64<T_> {
     static constexpr int kConsumerRegs = 160;
 };
 
+// Head_dim 256 at the head_dim-128 split: O's 128 fp32 + S 32 + P 16 fit the consumers' 240.
+template <typename T_>
+struct WgmmaWsD256 : WgmmaTileD256<T_> {
+    static constexpr int kProducerRegs = 24;
+    static constexpr int kConsumerRegs = 240;
+};
+
 // ---- The producer warpgroup ----
 
 // Run by its thread 0: Q once, then key tiles 0..n_tiles-1 into the ring, refilling a slot only
@@ -310,6 +317,8 @@ const std::vector<KernelInstance>& ws_instances() {
         ws_instance<WgmmaWsD64<__nv_bfloat16>, Schedule>(),
         ws_instance<WgmmaWsD128<__half>, Schedule>(),
         ws_instance<WgmmaWsD64<__half>, Schedule>(),
+        ws_instance<WgmmaWsD256<__nv_bfloat16>, Schedule>(),
+        ws_instance<WgmmaWsD256<__half>, Schedule>(),
     };
     return instances;
 }

@@ -227,6 +227,8 @@ const std::vector<KernelInstance>& wgmma_tma_instances() {
         wgmma_tma_instance<wgmma::WgmmaTileD64<__nv_bfloat16>>(),
         wgmma_tma_instance<wgmma::WgmmaTileD128<__half>>(),
         wgmma_tma_instance<wgmma::WgmmaTileD64<__half>>(),
+        wgmma_tma_instance<wgmma::WgmmaTileD256<__nv_bfloat16>>(),
+        wgmma_tma_instance<wgmma::WgmmaTileD256<__half>>(),
     };
     return instances;
 }
