@@ -29,8 +29,8 @@ RAW = DATA / "ncu_raw_synthetic.csv"
 EXPLAIN = DATA / "explain_synthetic.csv"
 NVTX_COLUMN = "thread_domain:push_pop_ranges"
 
-NAIVE = ("naive", "BFloat16", 4, 16, 4096, 4096, 128, 0)
-MMA = ("mma", "BFloat16", 4, 16, 4096, 4096, 128, 0)
+NAIVE = ("naive", "BFloat16", 4, 16, 16, 4096, 4096, 128, 0)
+MMA = ("mma", "BFloat16", 4, 16, 16, 4096, 4096, 128, 0)
 
 # The fixture's launches: (duration ns, DRAM read, DRAM write, GMMA %, HMMA %, occupancy %, regs).
 NAIVE_LAUNCHES = [(1_612_448, 142_606_336, 4_295_032_832, 21.44, 0.0, 9.38, 168),
@@ -281,8 +281,8 @@ def test_explain_rows_without_a_launch_and_ranges_without_explain_rows_are_named
     rows.append(dict(rows[1], seqlen_q="8192", seqlen_k="8192"))  # explained, never profiled
     data = joined(RAW.read_text(), write_explain(tmp_path, [rows[1], rows[3]]))  # no naive row
     err = capsys.readouterr().err
-    assert "range 'naive BFloat16 b4 h16 sq4096 sk4096 d128 c0' is not in the explain CSV" in err
-    assert "no launch profiled for 'mma BFloat16 b4 h16 sq8192 sk8192 d128 c0'" in err
+    assert "range 'naive BFloat16 b4 h16 hkv16 sq4096 sk4096 d128 c0' is not in the explain CSV" in err
+    assert "no launch profiled for 'mma BFloat16 b4 h16 hkv16 sq8192 sk8192 d128 c0'" in err
     assert list(data["kernel"]) == ["mma", "naive"]  # explained rows first
     assert pd.isna(row_of(data, "naive")["model_bytes"])
     assert pd.isna(row_of(data, "naive")["measured_over_model"])

@@ -66,7 +66,7 @@ def test_columns_ncu_profile_reads_are_fa_benchs_and_its_range_names_parse(schem
     needed = {*ncu_profile.EXPLAIN_COLUMNS, "check"} - {"kernel"}
     assert needed <= set(schema.columns), needed - set(schema.columns)
     names = ncu_profile.RangeNames.of(schema)
-    key = ("wgmma_overlap", "Float16", 2, 8, 300, 777, 64, 1)
+    key = ("wgmma_overlap", "Float16", 2, 8, 2, 300, 777, 64, 1)
     text = names.format(key)
     assert names.parse(f"fa-bench@{text} timed") == key  # the innermost range's name, as ncu shows it
     assert names.parse(f"{text}x") is None  # a name ends at a word boundary
