@@ -172,7 +172,8 @@ def test_decode_grid_replaces_the_shape_and_kv_flags_with_a_note(schema, capsys)
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["--num_head", "32", "--num_head_kv", "6"], "--num_head_kv 6 with --num_head 32: num_head_kv must divide num_head"),
+    (["--num_head", "32", "--num_head_kv", "6"],
+     "--num_head_kv 6 with --num_head 32: num_head_kv must divide num_head"),
     (["--num_head_kv", "0"], "--num_head_kv: every value must be a positive integer"),
     (["--num_splits", "-1"], "--num_splits -1: 0 (heuristic), 1 (off) or a count"),
 ])
