@@ -11,7 +11,8 @@ usage: scripts/sweep.sh [--grid fa2|decode] [--dry-run] [FA_BENCH] [OUT_DIR]
   --dry-run       print the steps without running them (nothing is written; the binary is only
                   asked for its --list)
   FA_BENCH  fa-bench binary                  (default build/fa-bench in the repo)
-  OUT_DIR   folder for the CSV and schema.json (default results/<gpu name from nvidia-smi, slugged>)
+  OUT_DIR   folder for the CSV and schema.json (default results/<gpu name from nvidia-smi, slugged>,
+            and its decode/ subfolder for --grid decode)
 Environment:
   KERNELS          fa-bench --kernel value        (default: fa2 all; decode every tiled (fused)
                    kernel of fa-bench --list: naive materializes S, hopeless at Sk = 256k)
@@ -85,7 +86,11 @@ fused_kernels() {
 }
 
 fa_bench="${positional[0]:-$repo_root/build/fa-bench}"
-out_dir="${positional[1]:-$repo_root/results/$(gpu_slug)}"
+# The decode sweep's files (decode.csv, schema.json, peaks.csv) go to a folder of their own, so
+# they never replace the fa2 sweep's schema.json beside ladder.csv.
+default_out="$repo_root/results/$(gpu_slug)"
+[[ $grid == decode ]] && default_out+="/decode"
+out_dir="${positional[1]:-$default_out}"
 python="${PYTHON:-python3}"
 peers="${PEERS:-auto}"
 read -r -a fa_bench_args <<< "${FA_BENCH_ARGS:-}"

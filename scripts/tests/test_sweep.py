@@ -248,3 +248,15 @@ def test_decode_sweep_with_the_real_fa_bench_writes_one_analytic_row_per_decode_
     assert len({flag(step, "--kernel") for step in steps}) == 1
     fused = [k["slug"] for k in schema.kernels if all(i["m_block_size"] > 0 for i in k["instances"])]
     assert flag(steps[0], "--kernel").split(",") == fused and len(fused) < len(schema.kernels)
+
+
+def test_decode_sweep_defaults_to_a_folder_of_its_own(tmp_path):
+    # Without OUT_DIR: results/<gpu>/decode, so the fa2 sweep's schema.json beside ladder.csv stays.
+    fa_bench = stand_in(tmp_path / "fa-bench", tmp_path / "fa-bench.log")
+    for options, folder in ((["--grid", "decode"], "/decode"), ([], "")):
+        done = subprocess.run(["bash", str(SWEEP), "--dry-run", *options, str(fa_bench)], capture_output=True,
+                              text=True)
+        assert done.returncode == 0, done.stderr
+        schema_step = done.stdout.splitlines()[0]
+        assert schema_step.startswith(f"+ {fa_bench} --schema > {REPO_ROOT}/results/")
+        assert schema_step.endswith(f"{folder}/schema.json") and ("/decode/" in schema_step) == bool(folder)
