@@ -34,7 +34,11 @@ ENV_FA_BENCH = "FA_BENCH"
 SCHEMA_VERSION = 1
 
 # The problem columns that identify an analytic row, in the order of Problem.key in the peers.
-ANALYTIC_KEY = ("dtype", "batch_size", "seqlen_q", "seqlen_k", "num_head", "head_dim", "is_causal")
+# num_head_kv is part of it: K and V's compulsory bytes count the K/V heads, not the query heads.
+ANALYTIC_KEY = ("dtype", "batch_size", "seqlen_q", "seqlen_k", "num_head", "num_head_kv", "head_dim", "is_causal")
+# Where the fields the calls are grouped by sit in an ANALYTIC_KEY tuple.
+_BATCH, _HEADS, _KV_HEADS, _HEAD_DIM = (ANALYTIC_KEY.index(c) for c in ("batch_size", "num_head", "num_head_kv",
+                                                                          "head_dim"))
 # What a script takes from fa-bench's analytic rows instead of computing it.
 ANALYTIC_COLUMNS = ("softmax_scale", "flops", "compulsory_bytes", "arithmetic_intensity")
 # One fa-bench call sweeps the cartesian product of the flag lists; past this many rows, the
@@ -220,7 +224,8 @@ def from_args(args: argparse.Namespace) -> Schema:
 def _fa_bench_calls(keys: Sequence[tuple]) -> list[dict[str, list]]:
     """Flag lists whose cartesian products cover `keys` (ANALYTIC_KEY tuples), in few calls: the
     problems of one (batch_size, num_head, head_dim) go together, and groups are merged while the
-    merged product stays at most MAX_ROWS_PER_CALL rows (one call for a whole fa2 grid)."""
+    merged product stays at most MAX_ROWS_PER_CALL rows (one call for a whole fa2 grid) and every
+    num_head_kv of the call divides every num_head of it (fa-bench refuses the call otherwise)."""
     def lists(group):
         return {column: sorted({key[i] for key in group}, key=str) for i, column in enumerate(ANALYTIC_KEY)}
 
@@ -230,13 +235,16 @@ def _fa_bench_calls(keys: Sequence[tuple]) -> list[dict[str, list]]:
             count *= len(values)
         return count
 
+    def heads_divide(group):
+        return all(h % kv == 0 for h in {key[_HEADS] for key in group} for kv in {key[_KV_HEADS] for key in group})
+
     groups: dict[tuple, list[tuple]] = {}
     for key in keys:
-        groups.setdefault((key[1], key[4], key[5]), []).append(key)
+        groups.setdefault((key[_BATCH], key[_HEADS], key[_HEAD_DIM]), []).append(key)
     calls: list[list[tuple]] = []
     for group in groups.values():
         for call in calls:
-            if rows(call + group) <= MAX_ROWS_PER_CALL:
+            if rows(call + group) <= MAX_ROWS_PER_CALL and heads_divide(call + group):
                 call.extend(group)
                 break
         else:
@@ -262,7 +270,11 @@ def _analytic_call(fa_bench: Path, flags: tuple[str, ...]) -> tuple[tuple[tuple,
             why = first_line(done.stderr) or first_line(done.stdout)
             raise SchemaError(f"fa-bench gave no analytic rows (exit {done.returncode}): {why}")
         with csv_path.open(newline="", encoding="utf-8") as f:
-            rows = list(csv.DictReader(f))
+            reader = csv.DictReader(f)
+            rows = list(reader)
+    lacking = [c for c in (*ANALYTIC_KEY, *ANALYTIC_COLUMNS) if c not in (reader.fieldnames or [])]
+    if lacking:
+        raise SchemaError(f"fa-bench's analytic rows lack {', '.join(lacking)} (a binary older than GQA? rebuild it)")
     out = []
     for row in rows:
         key = tuple(row[c] if c == "dtype" else int(row[c]) for c in ANALYTIC_KEY)

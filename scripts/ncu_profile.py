@@ -101,7 +101,7 @@ KEY_COLUMNS = ["kernel", "dtype", "batch_size", "num_head", "num_head_kv", "seql
 EXPLAIN_COLUMNS = [*KEY_COLUMNS, "m_block_size", "n_block_size", "num_threads", "compulsory_bytes", "model_bytes"]
 
 OUTPUT_COLUMNS = [
-    "kernel", "dtype", "batch_size", "num_head", "seqlen_q", "seqlen_k", "head_dim", "is_causal", "tile",
+    "kernel", "dtype", "batch_size", "num_head", "num_head_kv", "seqlen_q", "seqlen_k", "head_dim", "is_causal", "tile",
     "duration_ms", "dram_read_bytes", "dram_write_bytes", "dram_bytes", "model_bytes", "compulsory_bytes",
     "measured_over_model", "tensor_pipe_pct", "pipe", "smem_bank_conflicts", "achieved_occupancy_pct",
     "registers", "clock_control", "ncu_version", "launches",
@@ -115,8 +115,8 @@ BYTE_SCALE = {"byte": 1.0, "kbyte": 1e3, "mbyte": 1e6, "gbyte": 1e9, "tbyte": 1e
 BYTE_METRICS = {M_DRAM_READ, M_DRAM_WRITE}
 
 # fa-bench flags forwarded verbatim to both fa-bench runs (README "Flags").
-VALUE_FLAGS = ["dtype", "batch_size", "seqlen_q", "seqlen_k", "num_head", "head_dim", "causal", "softmax_scale",
-               "m_block_size", "n_block_size", "num_threads", "layout", "seed", "device"]
+VALUE_FLAGS = ["dtype", "batch_size", "seqlen_q", "seqlen_k", "num_head", "num_head_kv", "num_splits", "head_dim",
+               "causal", "softmax_scale", "m_block_size", "n_block_size", "num_threads", "layout", "seed", "device"]
 
 FAILURE_TAIL_LINES = 20
 PERMISSION_ERROR = "ERR_NVGPUCTRPERM"
@@ -293,7 +293,7 @@ def read_explain_csv(path: Path) -> pd.DataFrame:
         raise DataError(f"no such file: {path}")
     data = pd.read_csv(path)
     if "num_head_kv" not in data.columns and "num_head" in data.columns:
-        data["num_head_kv"] = data["num_head"]  # written before GQA: as many K/V heads as query heads
+        data["num_head_kv"] = data["num_head"]  # a CSV from before GQA: every K/V head had its query head
     missing = [c for c in EXPLAIN_COLUMNS if c not in data.columns]
     if missing:
         raise DataError(f"{path}: missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
@@ -500,9 +500,10 @@ TABLE_COLUMNS = [  # (header, right-aligned)
 
 
 def shape_label(row) -> str:
-    """'4×16×4096×128' (B×H×S×D), or '4×16×4096/8192×128' when Sq ≠ Sk."""
+    """'4×16×4096×128' (B×H×S×D), '4×16×4096/8192×128' when Sq ≠ Sk, '4×32(kv 8)×…' with GQA."""
     seq = f"{row.seqlen_q}" if row.seqlen_q == row.seqlen_k else f"{row.seqlen_q}/{row.seqlen_k}"
-    return f"{row.batch_size}×{row.num_head}×{seq}×{row.head_dim}"
+    heads = f"{row.num_head}" if row.num_head == row.num_head_kv else f"{row.num_head}(kv {row.num_head_kv})"
+    return f"{row.batch_size}×{heads}×{seq}×{row.head_dim}"
 
 
 def megabytes(value) -> str:

@@ -17,10 +17,17 @@ compulsory_bytes and arithmetic_intensity are fa-bench's own analytic rows for t
 so TFLOP/s compare with the kernels' rows exactly. The binary is therefore needed: --fa-bench PATH,
 else $FA_BENCH, else build/fa-bench. Check tolerances are fa-bench's too (--check).
 
+GQA/MQA (--num_head_kv): K and V are made with num_head_kv heads and handed over as they are
+(SDPA with enable_gqa=True, FA4 natively), so a peer reads the K/V bytes fa-bench's rows count; the
+CuTe DSL example has no GQA and says so in its rows. --num_splits goes to the peers that take a
+split count (FA4), one row per value; the SDPA backends choose their own.
+
 Examples (on a GPU machine, with a Python that has PyTorch):
     python3 scripts/peers.py --grid fa2 --backends fa2,cudnn --csv runs.csv --check
     python3 scripts/peers.py --batch_size 4 --seqlen_q 8192 --seqlen_k 8192 --num_head 16 --head_dim 128 \\
         --causal 0,1 --backends fa4,cute --cute-example ~/cutlass
+    python3 scripts/peers.py --grid decode --backends fa2,cudnn,fa4 --num_splits 0,1 --csv decode.csv --check
+    python3 scripts/peers.py --batch_size 1 --seqlen_q 1 --seqlen_k 131072 --num_head 32 --num_head_kv 32,8
 
 torch and the peers' packages are imported only when measuring, so the helpers (problem lists,
 rows, CSV) import and test without them.
@@ -34,11 +41,14 @@ from typing import Sequence
 
 import fa_schema
 from peer_backends import AUTO, BACKENDS
-from peer_backends.common import (PROG, Backend, Problem, Refusal, Settings, cartesian_problems, fa2_grid,
-                                  format_table, parse_int_list, parse_name_list, run_problems, tiles_of)
+from peer_backends.common import (PROG, Backend, Problem, Refusal, Settings, cartesian_problems, decode_grid,
+                                  fa2_grid, format_table, parse_int_list, parse_name_list, run_problems, tiles_of)
 
 # The problem flags, named as fa-bench's; their defaults are fa-bench's (schema "defaults").
 SHAPE_FLAGS = ("batch_size", "seqlen_q", "seqlen_k", "num_head", "head_dim")
+# What --grid replaces besides the shape flags.
+GRID_FLAGS = (*SHAPE_FLAGS, "num_head_kv")
+GRIDS = ("fa2", "decode")
 TILE_FLAGS = ("m_block_size", "n_block_size", "num_threads")
 
 
@@ -61,13 +71,21 @@ def build_parser() -> argparse.ArgumentParser:
                + f"\n  {'auto':<10} {'':<16} {', '.join(AUTO[:2])}, plus {', '.join(AUTO[2:])} when installed/given")
     parser.add_argument("--backends", type=parse_backends, default=["fa2", "cudnn"],
                         help="comma list of the backends below, or auto (default fa2,cudnn)")
-    parser.add_argument("--grid", choices=["fa2"],
-                        help="FlashAttention-2's benchmark grid + fa-bench's default problem, causal 0,1 "
-                             "(replaces the shape flags)")
+    parser.add_argument("--grid", choices=GRIDS,
+                        help="fa2: FlashAttention-2's benchmark grid + fa-bench's default problem, causal 0,1; "
+                             "decode: the anchors' decode shapes and the B=1 seqlen_k series with 32 and 8 K/V "
+                             "heads, and GQA prefill 4x32x8192x128 with 8 and 32 K/V heads, causal 0,1 "
+                             "(either replaces the shape flags)")
     parser.add_argument("--dtype", type=parse_name_list, default=None,
                         help="Float16, BFloat16 or Float32; comma list (default: fa-bench's, BFloat16)")
     for flag in SHAPE_FLAGS:
         parser.add_argument(f"--{flag}", type=parse_int_list, help="comma list (default: fa-bench's)")
+    parser.add_argument("--num_head_kv", type=parse_int_list,
+                        help="K/V heads (GQA; 1 = MQA), each dividing every --num_head; comma list "
+                             "(default: as many as --num_head)")
+    parser.add_argument("--num_splits", type=parse_int_list, default=[0],
+                        help="split-KV chunks for the peers that take a count (fa4), one row per value: 0 = the "
+                             "peer's own heuristic (default), 1 = off, N = N chunks; comma list")
     causal = parser.add_mutually_exclusive_group()
     causal.add_argument("--is_causal", action="store_true", help="causal mask, top-left aligned")
     causal.add_argument("--causal", type=parse_int_list, help="causal sweep: comma list of 0/1, e.g. 0,1")
@@ -94,16 +112,16 @@ def problems_from_args(args, schema: fa_schema.Schema) -> list[Problem]:
     """The problem list the flags ask for: --grid fa2, or the cartesian product of the shape flags."""
     defaults = schema.defaults
     dtypes = args.dtype or [defaults["dtype"]]
-    if args.grid == "fa2":
-        given = [f"--{flag}" for flag in SHAPE_FLAGS if getattr(args, flag) is not None]
+    if args.grid:
+        given = [f"--{flag}" for flag in GRID_FLAGS if getattr(args, flag) is not None]
         if given or args.is_causal or args.causal is not None:
-            print(f"{PROG}: --grid fa2 sets the shapes; ignoring {' '.join(given) or 'the causal flags'}",
+            print(f"{PROG}: --grid {args.grid} sets the shapes; ignoring {' '.join(given) or 'the causal flags'}",
                   file=sys.stderr)
-        return fa2_grid(dtypes, defaults)
+        return fa2_grid(dtypes, defaults) if args.grid == "fa2" else decode_grid(dtypes)
     shape = {flag: getattr(args, flag) or [defaults[flag]] for flag in SHAPE_FLAGS}
     causals = [1] if args.is_causal else (args.causal or [defaults["is_causal"]])
     return cartesian_problems(dtypes, shape["batch_size"], shape["seqlen_q"], shape["seqlen_k"],
-                              shape["num_head"], shape["head_dim"], causals)
+                              shape["num_head"], shape["head_dim"], causals, args.num_head_kv or [0])
 
 
 def select_backends(names: Sequence[str], args) -> tuple[list[Backend], dict[str, str]]:
@@ -134,9 +152,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--iterations must be >= 1 and --warmup_iterations >= 0")
     if args.causal is not None and any(c not in (0, 1) for c in args.causal):
         parser.error(f"--causal {','.join(map(str, args.causal))}: each value must be 0 or 1")
-    for flag in (*SHAPE_FLAGS, *TILE_FLAGS):
+    for flag in (*SHAPE_FLAGS, "num_head_kv", *TILE_FLAGS):
         if any(v <= 0 for v in getattr(args, flag) or []):
             parser.error(f"--{flag}: every value must be a positive integer")
+    if any(n < 0 for n in args.num_splits):
+        parser.error(f"--num_splits {','.join(map(str, args.num_splits))}: 0 (heuristic), 1 (off) or a count")
     try:
         schema = fa_schema.from_args(args)
     except fa_schema.SchemaError as error:
@@ -145,6 +165,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in args.dtype or []:
         if name not in schema.dtypes:
             parser.error(f"--dtype {name}: must be one of {', '.join(schema.dtypes)}")
+    if args.num_head_kv and not args.grid:  # fa-bench's rule: every pair of the two lists
+        for heads in args.num_head or [schema.defaults["num_head"]]:
+            for kv in args.num_head_kv:
+                if heads % kv:
+                    parser.error(f"--num_head_kv {kv} with --num_head {heads}: num_head_kv must divide num_head")
     problems = problems_from_args(args, schema)
     tiles = tiles_of(args.m_block_size, args.n_block_size, args.num_threads, schema.example_tile)
     try:
@@ -171,7 +196,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             except Refusal as refusal:
                 skip[backend.name] = str(refusal)
     settings = Settings(warmup_iterations=args.warmup_iterations, iterations=args.iterations,
-                        use_cold_l2=args.use_cold_l2, check=args.check, seed=args.seed, device=args.device)
+                        use_cold_l2=args.use_cold_l2, check=args.check, seed=args.seed, device=args.device,
+                        num_splits=tuple(dict.fromkeys(args.num_splits)))
     rows = run_problems(torch, problems, backends, skip, tiles, settings, schema.columns, analytic,
                         schema.tolerance, Path(args.csv) if args.csv else None)
     print(format_table(rows))

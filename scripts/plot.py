@@ -3,6 +3,8 @@
 
     build/venv/bin/python scripts/plot.py results/nvidia-h100-80gb-hbm3/ladder.csv --out /tmp/plots
     build/venv/bin/python scripts/plot.py results/nvidia-h100-80gb-hbm3/ladder.csv --table   # markdown
+    build/venv/bin/python scripts/plot.py decode.csv --plots decode --out /tmp/plots        # sweep.sh --grid decode
+    build/venv/bin/python scripts/plot.py decode.csv --decode-table                          # markdown
 
 Kernel order: fa-bench's rungs in ladder order (from `fa-bench --schema`: --fa-bench PATH,
 $FA_BENCH or build/fa-bench, or a saved document with --schema-json FILE), then kernels neither
@@ -14,6 +16,15 @@ Plots (PNG and SVG each, into --out):
                         (head_dim, causal); square problems on the fa2 grid (batch·seqlen = 16k)
   ladder                one bar per rung on one --shape, annotated with % of --peer
   roofline              arithmetic intensity vs TFLOP/s for every row, with both ceilings
+  decode                (not in the default set) GB/s = compulsory bytes / median time vs seqlen_k for
+                        B=1, Sq=1, non-causal (log-x), one line per kernel/peer, the best fa-bench
+                        kernel per point underlaid, one panel per K/V head count, and the copy ceiling
+                        (fa-bench rows' peak_gbs) as a horizontal line
+
+Tables (markdown, no charts): --table, one line per kernel per shape with % of each peer;
+--decode-table, per decode shape the best fa-bench kernel and the best peer, GB/s and % of the
+copy ceiling (anchors: the decode shapes of peers.py --grid decode; all: every shape with
+seqlen_q < seqlen_k).
 
 Rows are filtered to one --dtype (default BFloat16). Rows with check=FAIL are dropped with a
 warning, rows without a time (a backend refused the shape) are dropped quietly. When a kernel has
@@ -39,6 +50,7 @@ import pandas as pd  # noqa: E402
 
 import fa_schema  # noqa: E402
 from peer_backends import peer_kernels  # noqa: E402
+from peer_backends.common import DECODE_ANCHOR_SHAPES  # noqa: E402
 
 PROG = "plot.py"
 
@@ -48,12 +60,15 @@ PEER_LINESTYLES = ["--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1))]
 PEER_MARKERS = ["s", "^", "D", "v", "P", "X", "*"]
 PEER_HATCHES = ["//", "\\\\", "xx", "..", "++", "oo"]
 
-SHAPE_COLUMNS = ["batch_size", "num_head", "seqlen_q", "seqlen_k", "head_dim", "is_causal"]
+# num_head_kv: a GQA problem and the MHA one of the same shape are different problems (K/V bytes).
+SHAPE_COLUMNS = ["batch_size", "num_head", "num_head_kv", "seqlen_q", "seqlen_k", "head_dim", "is_causal"]
 # Table order: like the charts' panels (head_dim, causal), then by sequence length.
-TABLE_SHAPE_ORDER = ["head_dim", "is_causal", "seqlen_q", "seqlen_k", "batch_size", "num_head"]
-# Columns every mode needs; the roofline adds arithmetic_intensity.
+TABLE_SHAPE_ORDER = ["head_dim", "is_causal", "seqlen_q", "seqlen_k", "batch_size", "num_head", "num_head_kv"]
+# Columns every mode needs; the roofline adds arithmetic_intensity, the decode chart and table
+# the bytes and the time (GB/s = compulsory_bytes / time_ms_median).
 BASE_COLUMNS = ["kernel", "dtype", *SHAPE_COLUMNS, "tflops"]
-NUMERIC_COLUMNS = [*SHAPE_COLUMNS, "tflops", "arithmetic_intensity", "peak_tflops", "peak_gbs"]
+DECODE_COLUMNS = ["compulsory_bytes", "time_ms_median"]
+NUMERIC_COLUMNS = [*SHAPE_COLUMNS, "tflops", "arithmetic_intensity", "peak_tflops", "peak_gbs", *DECODE_COLUMNS]
 
 # Ceilings measured on the H100 here: a bf16 GEMM reaches 761 TFLOP/s and a device copy
 # 2966 GB/s (of the 989 TFLOP/s and 3350 GB/s on the datasheet). A CSV with peak_tflops /
@@ -62,7 +77,10 @@ DEFAULT_PEAK_TFLOPS = 761.0
 DEFAULT_PEAK_GBS = 2966.0
 FA2_GRID_TOKENS = 16384
 
-PLOTS = ("throughput", "ladder", "roofline")
+PLOTS = ("throughput", "ladder", "roofline", "decode")
+# What --plots means when not given: the charts of the fa2-grid sweep (ladder.csv); the decode
+# chart needs decode rows (sweep.sh --grid decode) and is asked for by name.
+DEFAULT_PLOTS = ("throughput", "ladder", "roofline")
 
 
 class DataError(Exception):
@@ -81,6 +99,8 @@ def read_csvs(paths: Sequence[str], required: Sequence[str]) -> pd.DataFrame:
         if not Path(path).is_file():
             raise DataError(f"no such file: {path}")
         frame = pd.read_csv(path)
+        if "num_head_kv" not in frame.columns and "num_head" in frame.columns:
+            frame["num_head_kv"] = frame["num_head"]  # a CSV from before GQA: one K/V head per query head
         missing = [c for c in required if c not in frame.columns]
         if missing:
             plural = "s" if len(missing) > 1 else ""
@@ -93,10 +113,15 @@ def read_csvs(paths: Sequence[str], required: Sequence[str]) -> pd.DataFrame:
     return data
 
 
+def heads_label(num_head, num_head_kv) -> str:
+    """'32' for MHA, '32(kv 8)' for GQA: the query heads, and the K/V heads when fewer."""
+    return f"{num_head}" if num_head == num_head_kv else f"{num_head}(kv {num_head_kv})"
+
+
 def shape_label(row) -> str:
-    """'4×16×8192×128' (B×H×S×D), or '4×16×8192/4096×128' when Sq ≠ Sk."""
+    """'4×16×8192×128' (B×H×S×D), '4×16×8192/4096×128' when Sq ≠ Sk, '4×32(kv 8)×…' with GQA."""
     seq = f"{row.seqlen_q}" if row.seqlen_q == row.seqlen_k else f"{row.seqlen_q}/{row.seqlen_k}"
-    return f"{row.batch_size}×{row.num_head}×{seq}×{row.head_dim}"
+    return f"{row.batch_size}×{heads_label(row.num_head, row.num_head_kv)}×{seq}×{row.head_dim}"
 
 
 def drop_failed_rows(data: pd.DataFrame) -> pd.DataFrame:
@@ -197,14 +222,20 @@ def default_shape(schema: fa_schema.Schema) -> str:
 
 
 def parse_shape(text: str) -> dict[str, int]:
-    """'B,H,S,D,causal' -> shape columns (S is both seqlen_q and seqlen_k)."""
+    """'B,H,S,D,causal[,H_kv]' -> shape columns (S is both seqlen_q and seqlen_k; H_kv defaults to
+    H, the MHA problem)."""
     try:
-        b, h, s, d, c = (int(v) for v in text.split(","))
+        values = [int(v) for v in text.split(",")]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected B,H,S,D,causal, e.g. 4,16,8192,128,0") from None
+        values = []
+    if len(values) not in (5, 6):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected B,H,S,D,causal[,H_kv], e.g. 4,16,8192,128,0")
+    b, h, s, d, c = values[:5]
+    kv = values[5] if len(values) == 6 else h
     if c not in (0, 1):
         raise argparse.ArgumentTypeError(f"{text!r}: causal must be 0 or 1")
-    return {"batch_size": b, "num_head": h, "seqlen_q": s, "seqlen_k": s, "head_dim": d, "is_causal": c}
+    return {"batch_size": b, "num_head": h, "num_head_kv": kv, "seqlen_q": s, "seqlen_k": s, "head_dim": d,
+            "is_causal": c}
 
 
 def rows_of_shape(data: pd.DataFrame, shape: dict[str, int]) -> pd.DataFrame:
@@ -240,10 +271,10 @@ def plot_throughput_vs_seqlen(data: pd.DataFrame, out_dir: Path, dtype: str, tok
                               order: KernelOrder, styles: dict[str, Style]) -> list[Path]:
     """FlashAttention's chart: TFLOP/s against seqlen per kernel, one panel per (head_dim, causal).
 
-    Square problems only, and by default only batch·seqlen = 16k tokens (the fa2 grid), so each
+    Square MHA problems only, and by default only batch·seqlen = 16k tokens (the fa2 grid), so each
     panel compares equal work per point. tokens=0 keeps every batch; then the best is plotted.
     """
-    data = data[data["seqlen_q"] == data["seqlen_k"]]
+    data = data[(data["seqlen_q"] == data["seqlen_k"]) & (data["num_head"] == data["num_head_kv"])]  # as FA's: MHA
     if tokens:
         data = data[data["batch_size"] * data["seqlen_q"] == tokens]
     if data.empty:
@@ -389,19 +420,102 @@ def plot_roofline(data: pd.DataFrame, out_dir: Path, dtype: str, peak_tflops: fl
     return save_figure(fig, out_dir, "roofline")
 
 
+def with_gbs(data: pd.DataFrame) -> pd.DataFrame:
+    """The rows with `gbs` = compulsory bytes / median time (GB/s), the decode yardstick: at Sq = 1
+    the bytes are K and V, read once, so this is how fast a kernel streams the KV cache."""
+    data = data.dropna(subset=DECODE_COLUMNS)
+    return data.assign(gbs=data["compulsory_bytes"] / (data["time_ms_median"] * 1e6))  # B / (ms·1e-3) / 1e9
+
+
+def copy_ceiling(data: pd.DataFrame, order: KernelOrder, flag_gbs: float | None) -> tuple[float, str]:
+    """(GB/s, where it came from) of the copy ceiling: --peak_gbs, else the peak_gbs of fa-bench's
+    own rows (the calibrated device copy when sweep.sh --grid decode ran --calibrate: peak_source
+    says so; peers' rows have none), else the H100's measured copy."""
+    if flag_gbs:
+        return flag_gbs, "--peak_gbs"
+    if "peak_gbs" in data.columns:
+        ours = data[~data["kernel"].map(order.is_peer) & data["peak_gbs"].notna()]
+        if not ours.empty:
+            values = ours["peak_gbs"].unique()
+            if len(values) > 1:
+                print(f"{PROG}: warning: fa-bench rows have several peak_gbs ({', '.join(f'{v:g}' for v in values)}); "
+                      "using the largest", file=sys.stderr)
+            row = ours.loc[ours["peak_gbs"].idxmax()]
+            source = str(row["peak_source"]) if "peak_source" in ours.columns and pd.notna(row["peak_source"]) else ""
+            return float(row["peak_gbs"]), source or "fa-bench rows' peak_gbs"
+    return DEFAULT_PEAK_GBS, "H100 device copy, measured (no fa-bench peak_gbs in the CSV)"
+
+
+def decode_series(data: pd.DataFrame) -> pd.DataFrame:
+    """The decode chart's rows: one sequence, one query row, non-causal (the B=1 seqlen_k series)."""
+    return data[(data["batch_size"] == 1) & (data["seqlen_q"] == 1) & (data["is_causal"] == 0)]
+
+
+def plot_decode(data: pd.DataFrame, out_dir: Path, dtype: str, ceiling: tuple[float, str], order: KernelOrder,
+                styles: dict[str, Style]) -> list[Path]:
+    """GB/s vs seqlen_k at B=1, Sq=1 (log-x), one line per kernel and peer, one panel per (H, D, H_kv),
+    the best fa-bench kernel at each point underlaid in grey, the copy ceiling as a line."""
+    data = with_gbs(decode_series(data))
+    if data.empty:
+        raise DataError(f"decode plot: no {dtype} rows with batch_size 1, seqlen_q 1, non-causal and a time "
+                        "(run scripts/sweep.sh --grid decode)")
+    ceiling_gbs, ceiling_source = ceiling
+    panels = data[["num_head", "head_dim", "num_head_kv"]].drop_duplicates()
+    panels = sorted(panels.itertuples(index=False), key=lambda p: (p.num_head, p.head_dim, -p.num_head_kv))
+    fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.6), squeeze=False, sharey=True)
+    top = max(ceiling_gbs, data["gbs"].max()) * 1.12
+    for ax, (num_head, head_dim, num_head_kv) in zip(axes[0], panels):
+        panel = data[(data["num_head"] == num_head) & (data["head_dim"] == head_dim)
+                     & (data["num_head_kv"] == num_head_kv)]
+        ours = panel[panel["kernel"].isin(order.rungs)]
+        if not ours.empty:  # what fa-bench reaches at each point, whichever rung does it
+            best = ours.groupby("seqlen_k")["gbs"].max().sort_index()
+            ax.plot(best.index, best.values, color="0.6", linewidth=7, alpha=0.45, solid_capstyle="round",
+                    label="fa-bench best", zorder=1)
+        for kernel in order.ordered(panel["kernel"]):
+            series = panel[panel["kernel"] == kernel].groupby("seqlen_k")["gbs"].max().sort_index()
+            style = styles[kernel]
+            ax.plot(series.index, series.values, marker=style.marker, markersize=4, label=kernel, color=style.color,
+                    linestyle=style.linestyle, zorder=3)
+        ax.axhline(ceiling_gbs, color="black", linestyle=(0, (6, 3)), linewidth=1.2, zorder=2,
+                   label=f"copy ceiling {ceiling_gbs:,.0f} GB/s")
+        seqlens = sorted(panel["seqlen_k"].unique())
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(seqlens)
+        ax.set_xticklabels([seqlen_tick_label(s) for s in seqlens])
+        ax.minorticks_off()
+        ax.set_ylim(0, top)
+        ax.set_title(f"H={num_head}, H_kv={num_head_kv}" + (" (MHA)" if num_head == num_head_kv else " (GQA)")
+                     + f", D={head_dim}")
+        ax.set_xlabel("seqlen_k (B=1, Sq=1)")
+        ax.set_ylabel("GB/s (compulsory bytes / median time)")
+        ax.grid(True, alpha=0.3)
+    handles = {}
+    for ax in axes.flat:  # one legend for the figure, every line once
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, handle)
+    fig.legend(list(handles.values()), list(handles), loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
+    fig.suptitle(f"Decode: KV-cache read rate, {dtype}{gpu_suffix(data)}\ncopy ceiling: {ceiling_source}",
+                 fontsize=10)
+    fig.tight_layout()
+    return save_figure(fig, out_dir, "decode")
+
+
 # ----------------------------------------------------------------------------------------------
 # Markdown table
 # ----------------------------------------------------------------------------------------------
 
 def format_shape(shape: dict[str, int]) -> str:
     seq = f"{shape['seqlen_q']}" if shape["seqlen_q"] == shape["seqlen_k"] else f"{shape['seqlen_q']}/{shape['seqlen_k']}"
-    return (f"{shape['batch_size']}×{shape['num_head']}×{seq}×{shape['head_dim']} "
-            f"{'causal' if shape['is_causal'] else 'non-causal'}")
+    heads = heads_label(shape["num_head"], shape.get("num_head_kv", shape["num_head"]))
+    return f"{shape['batch_size']}×{heads}×{seq}×{shape['head_dim']} {'causal' if shape['is_causal'] else 'non-causal'}"
 
 
 def available_shapes(data: pd.DataFrame) -> list[str]:
+    """The shapes present, as --shape takes them (B,H,S,D,causal, then H_kv where it is not H)."""
     shapes = data[SHAPE_COLUMNS].drop_duplicates().sort_values(SHAPE_COLUMNS)
     return [",".join(str(v) for v in (r.batch_size, r.num_head, r.seqlen_q, r.head_dim, r.is_causal))
+            + ("" if r.num_head_kv == r.num_head else f",{r.num_head_kv}")
             + ("" if r.seqlen_q == r.seqlen_k else f" (Sk {r.seqlen_k})") for r in shapes.itertuples()]
 
 
@@ -433,6 +547,57 @@ def ladder_table_markdown(data: pd.DataFrame, order: KernelOrder, shape: dict[st
     return "\n".join(lines)
 
 
+DECODE_TABLE_KINDS = ("anchors", "all")
+
+
+def decode_shapes(data: pd.DataFrame, kind: str) -> pd.DataFrame:
+    """The rows of the decode table's shapes: `anchors` = peers.py --grid decode's anchor shapes
+    (peer_backends.common.DECODE_ANCHOR_SHAPES, non-causal) at whatever K/V heads the CSV has;
+    `all` = every shape with fewer query rows than keys."""
+    if kind == "all":
+        return data[data["seqlen_q"] < data["seqlen_k"]]
+    mask = pd.Series(False, index=data.index)
+    for b, h, sq, sk, d in DECODE_ANCHOR_SHAPES:
+        mask |= ((data["batch_size"] == b) & (data["num_head"] == h) & (data["seqlen_q"] == sq)
+                 & (data["seqlen_k"] == sk) & (data["head_dim"] == d) & (data["is_causal"] == 0))
+    return data[mask]
+
+
+def decode_table_markdown(data: pd.DataFrame, order: KernelOrder, ceiling: tuple[float, str], kind: str) -> str:
+    """| B×H×Sq×Sk×D | H_kv | best fa-bench | its GB/s and % of copy | best peer | its GB/s and % of copy |
+    fa-bench / peer | per decode shape, then the ceiling's value and source. '—' where a side has no
+    timed row."""
+    rows = with_gbs(decode_shapes(data, kind))
+    if rows.empty:
+        what = "the anchors' decode shapes" if kind == "anchors" else "shapes with seqlen_q < seqlen_k"
+        raise DataError(f"decode table: no timed rows of {what} (run scripts/sweep.sh --grid decode)")
+    ceiling_gbs, ceiling_source = ceiling
+    header = ["B×H×Sq×Sk×D", "H_kv", "best fa-bench", "fa-bench GB/s", "fa-bench % of copy", "best peer",
+              "peer GB/s", "peer % of copy", "fa-bench / peer"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * 3 + ["--:"] * 2 + ["---"] + ["--:"] * 3) + "|"]
+    keys = ["batch_size", "num_head", "seqlen_q", "seqlen_k", "head_dim", "num_head_kv"]
+
+    def line_order(item):  # anchors in peers.py's order, else by shape; MHA before GQA
+        b, h, sq, sk, d, kv = (int(v) for v in item[0])
+        anchor = DECODE_ANCHOR_SHAPES.index((b, h, sq, sk, d)) if kind == "anchors" else 0
+        return (anchor, b, h, sq, sk, d, -kv)
+    for key, shape in sorted(rows.groupby(keys), key=line_order):
+        b, h, sq, sk, d, kv = (int(v) for v in key)
+
+        def best(side):
+            if side.empty:
+                return ["—", "—", "—"], None
+            row = side.loc[side["gbs"].idxmax()]
+            return [row["kernel"], f"{row['gbs']:,.0f}", f"{100 * row['gbs'] / ceiling_gbs:.1f}%"], row["gbs"]
+        ours, our_gbs = best(shape[shape["kernel"].isin(order.rungs)])
+        theirs, their_gbs = best(shape[shape["kernel"].map(order.is_peer)])
+        ratio = f"{our_gbs / their_gbs:.2f}×" if our_gbs and their_gbs else "—"
+        lines.append("| " + " | ".join([f"{b}×{h}×{sq}×{sk}×{d}", str(kv), *ours, *theirs, ratio]) + " |")
+    lines.append("")
+    lines.append(f"Copy ceiling {ceiling_gbs:,.0f} GB/s ({ceiling_source}); GB/s = compulsory bytes / median time.")
+    return "\n".join(lines)
+
+
 # ----------------------------------------------------------------------------------------------
 # Command line
 # ----------------------------------------------------------------------------------------------
@@ -443,17 +608,24 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, help="folder for the PNG and SVG files (needed unless --table)")
     parser.add_argument("--table", action="store_true",
                         help="print a markdown table of TFLOP/s and %% of each peer per shape; no charts")
-    parser.add_argument("--plots", default=",".join(PLOTS), help=f"comma list of {', '.join(PLOTS)} (default all)")
+    parser.add_argument("--decode-table", nargs="?", const="anchors", choices=DECODE_TABLE_KINDS,
+                        help="print a markdown table of the decode shapes (anchors: peers.py --grid decode's, the "
+                             "default; all: every shape with seqlen_q < seqlen_k): best fa-bench kernel and best "
+                             "peer, GB/s and %% of the copy ceiling; no charts")
+    parser.add_argument("--plots", default=",".join(DEFAULT_PLOTS),
+                        help=f"comma list of {', '.join(PLOTS)} (default {','.join(DEFAULT_PLOTS)}; decode is "
+                             "asked for by name, on a sweep.sh --grid decode CSV)")
     parser.add_argument("--dtype", help="rows of this dtype only (default: fa-bench's, BFloat16)")
     parser.add_argument("--gpu", help="rows whose gpu column contains this text (needed when several GPUs)")
     parser.add_argument("--tokens", type=int, default=FA2_GRID_TOKENS,
                         help="throughput plot: keep batch*seqlen == this (default 16384, the fa2 grid; 0: all)")
     parser.add_argument("--shape", type=parse_shape, default=None,
-                        help="ladder plot shape B,H,S,D,causal (default: fa-bench's default problem, "
-                             "4,16,8192,128,0); with --table: only this shape")
+                        help="ladder plot shape B,H,S,D,causal[,H_kv] (H_kv default H; default: fa-bench's "
+                             "default problem, 4,16,8192,128,0); with --table: only this shape")
     parser.add_argument("--peer", default="torch_fa2", help="ladder plot: %% of this peer (default torch_fa2)")
     parser.add_argument("--peak_tflops", type=float, help=f"compute ceiling (default: CSV, else {DEFAULT_PEAK_TFLOPS:g})")
-    parser.add_argument("--peak_gbs", type=float, help=f"bandwidth ceiling (default: CSV, else {DEFAULT_PEAK_GBS:g})")
+    parser.add_argument("--peak_gbs", type=float,
+                        help=f"bandwidth (copy) ceiling (default: CSV, else {DEFAULT_PEAK_GBS:g})")
     fa_schema.add_arguments(parser)
     return parser
 
@@ -465,11 +637,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = [p for p in plots if p not in PLOTS]
     if unknown:
         parser.error(f"--plots {','.join(unknown)}: choose from {', '.join(PLOTS)}")
-    if not args.table and args.out is None:
-        parser.error("--out DIR is needed to write charts (or use --table)")
+    if args.table and args.decode_table:
+        parser.error("--table and --decode-table: one table at a time")
+    tables = args.table or args.decode_table is not None
+    if not tables and args.out is None:
+        parser.error("--out DIR is needed to write charts (or use --table / --decode-table)")
     required = list(BASE_COLUMNS)
-    if not args.table and "roofline" in plots:
+    if not tables and "roofline" in plots:
         required.append("arithmetic_intensity")
+    if args.decode_table or (not tables and "decode" in plots):
+        required += DECODE_COLUMNS
     try:
         schema = fa_schema.from_args(args)
     except fa_schema.SchemaError as error:
@@ -484,6 +661,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.table:
             print(ladder_table_markdown(fastest_per_kernel_and_shape(data), order, args.shape))
             return 0
+        if args.decode_table:
+            print(decode_table_markdown(data, order, copy_ceiling(data, order, args.peak_gbs), args.decode_table))
+            return 0
         best = fastest_per_kernel_and_shape(data)
         styles = kernel_styles(data["kernel"], order)
         written = []
@@ -495,6 +675,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "roofline" in plots:
             tflops, gbs, source = peak_ceilings(data, args.peak_tflops, args.peak_gbs)
             written += plot_roofline(data, args.out, dtype, tflops, gbs, source, order, styles)
+        if "decode" in plots:
+            written += plot_decode(best, args.out, dtype, copy_ceiling(data, order, args.peak_gbs), order, styles)
     except DataError as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 2

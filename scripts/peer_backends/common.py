@@ -44,12 +44,31 @@ FA2_GRID_TOKENS = 16384
 FA2_GRID_SEQLENS = (512, 1024, 2048, 4096, 8192, 16384)
 FA2_GRID_HEAD_CONFIGS = ((64, 32), (128, 16))  # (head_dim, num_head)
 
+# The decode grid (issue #9): the decode shapes the peers were first measured on (H100 anchors of
+# 2026-11-23), B×H×Sq×Sk×D, non-causal (a decode step's queries see the whole cache), each with as
+# many K/V heads as query heads and with 8 (GQA as in Llama-3-8B: 32 query heads over 8 K/V heads).
+DECODE_ANCHOR_SHAPES = ((64, 32, 1, 8192, 128), (8, 32, 1, 32768, 128), (1, 32, 1, 131072, 128),
+                        (16, 32, 16, 8192, 128))
+DECODE_KV_HEADS = (32, 8)
+# The chart's series: one sequence (B=1), one query row, 32 heads, D=128, Sk = 1k … 256k: where a
+# single sequence's keys must be split across CTAs to reach the copy ceiling.
+DECODE_SERIES_SEQLENS_K = tuple(1024 * 2 ** i for i in range(9))  # 1024 … 262144
+DECODE_SERIES_SHAPE = (1, 32, 1, 128)  # B, H, Sq, D
+# GQA prefill next to MHA on the same shape, causal and not: packed/grouped K/V must cost nothing
+# when the GPU is full of row blocks anyway.
+GQA_PREFILL_SHAPE = (4, 32, 8192, 128)  # B, H, S, D
+
 TORCH_DTYPES = {"Float16": "float16", "BFloat16": "bfloat16", "Float32": "float32"}
 
 
 @dataclasses.dataclass(frozen=True)
 class Problem:
-    """One attention problem (the tensors' layout is each backend's own)."""
+    """One attention problem (the tensors' layout is each backend's own).
+
+    num_head_kv is the K/V heads (GQA; query head h reads K/V head h / (num_head / num_head_kv)),
+    0 for "as many as num_head"; it is stored resolved, so Problem(..., num_head_kv=0) and the
+    same problem with num_head_kv = num_head are one problem (one row, one analytic key).
+    """
     batch: int
     seqlen_q: int
     seqlen_k: int
@@ -57,16 +76,27 @@ class Problem:
     head_dim: int
     causal: bool
     dtype: str = "BFloat16"
+    num_head_kv: int = 0
+
+    def __post_init__(self):
+        if self.num_head_kv == 0:
+            object.__setattr__(self, "num_head_kv", self.num_head)  # frozen: set once, here
+
+    @property
+    def gqa(self) -> bool:
+        """Fewer K/V heads than query heads (GQA, or MQA with one)."""
+        return self.num_head_kv != self.num_head
 
     @property
     def score_entries(self) -> int:
-        """Entries of the full score matrix S = QKᵀ over all batches and heads."""
+        """Entries of the full score matrix S = QKᵀ over all batches and (query) heads."""
         return self.batch * self.num_head * self.seqlen_q * self.seqlen_k
 
     @property
     def key(self) -> tuple:
-        """The problem as fa_schema.ANALYTIC_KEY: (dtype, B, Sq, Sk, H, D, causal 0/1)."""
-        return (self.dtype, self.batch, self.seqlen_q, self.seqlen_k, self.num_head, self.head_dim, int(self.causal))
+        """The problem as fa_schema.ANALYTIC_KEY: (dtype, B, Sq, Sk, H, H_kv, D, causal 0/1)."""
+        return (self.dtype, self.batch, self.seqlen_q, self.seqlen_k, self.num_head, self.num_head_kv, self.head_dim,
+                int(self.causal))
 
 
 Tile = tuple  # (m_block_size, n_block_size, num_threads), as fa-bench's tile flags
@@ -91,6 +121,7 @@ class Backend:
     layout = "bhsd"    # layout of the q, k, v it takes and the o it returns: bhsd or bshd
     title = ""         # one line for --help
     tiled = False      # True: runs at the tile flags, one row per tile
+    splits = False     # True: takes a split-KV count, one row per --num_splits value
     # CPU time to queue one call, µs: sizes the GPU sleep that keeps the timed launches queued.
     host_us_per_call = 100.0
 
@@ -108,14 +139,44 @@ class Backend:
         """A context manager held around every call of this backend on a problem."""
         return contextlib.nullcontext()
 
-    def prepare(self, torch, p: Problem, q, k, v, scale: float, tile: Tile | None) -> Callable[[], object]:
+    def variants(self, tiles: Sequence[Tile], splits: Sequence[int]) -> list:
+        """What one problem is run at, one row each: the tiles (a tiled backend), the split counts
+        (a backend that takes one), else once, as the backend chooses (None)."""
+        if self.tiled:
+            return list(tiles)
+        if self.splits:
+            return list(splits)
+        return [None]
+
+    def variant_columns(self, variant) -> dict:
+        """The row columns a variant fixes before anything runs (a skipped row says them too)."""
+        if self.tiled and variant is not None:
+            return dict(zip(("m_block_size", "n_block_size", "num_threads"), variant))
+        if self.splits and variant is not None and variant >= 1:
+            return {"num_splits": variant}  # 0 asks the backend's heuristic: its count is unknown
+        return {}
+
+    def prepare(self, torch, p: Problem, q, k, v, scale: float, variant) -> Callable[[], object]:
         """A function that launches the backend once on q, k, v and returns o (the backend's
-        layout). Raise Refusal when the problem or tile is not one it runs."""
+        layout), or a Launch that also says what the backend did. k and v have p.num_head_kv
+        heads. `variant` is one of variants(): a tile, a split count or None. Raise Refusal when
+        the problem or variant is not one it runs."""
         raise NotImplementedError
 
     def failure_note(self, error: BaseException, warning_messages: Sequence[str]) -> str:
         """The note of a row whose first launch raised `error`."""
         return one_line(f"{type(error).__name__}: {error}")
+
+
+@dataclasses.dataclass
+class Launch:
+    """What prepare() returns when the row should say what the backend was asked to do (its
+    `note`, e.g. FA4's split count and GQA packing), beyond the timing."""
+    run: Callable[[], object]
+    note: str = ""
+
+    def __call__(self):
+        return self.run()
 
 
 def module_missing(name: str) -> bool:
@@ -150,13 +211,36 @@ def fa2_grid(dtypes: Sequence[str], default_problem: dict) -> list[Problem]:
     return problems
 
 
+def decode_grid(dtypes: Sequence[str]) -> list[Problem]:
+    """The decode grid, per dtype: the anchors' decode shapes × K/V heads (32, 8), the B=1 Sk
+    series × K/V heads (the decode chart's data), and GQA prefill beside MHA, causal 0 and 1.
+
+    8 anchor problems + 2 × 9 series problems (Sk = 131072 is in both: once) + 4 prefill = 28.
+    """
+    problems = []
+    for dtype in dtypes:
+        for kv in DECODE_KV_HEADS:
+            for b, h, sq, sk, d in DECODE_ANCHOR_SHAPES:
+                problems.append(Problem(b, sq, sk, h, d, False, dtype, kv))
+        b, h, sq, d = DECODE_SERIES_SHAPE
+        for kv in DECODE_KV_HEADS:
+            for sk in DECODE_SERIES_SEQLENS_K:
+                problems.append(Problem(b, sq, sk, h, d, False, dtype, kv))
+        b, h, s, d = GQA_PREFILL_SHAPE
+        for kv in DECODE_KV_HEADS:
+            for causal in (False, True):
+                problems.append(Problem(b, s, s, h, d, causal, dtype, kv))
+    return list(dict.fromkeys(problems))  # the anchor at Sk = 131072 is also a series point
+
+
 def cartesian_problems(dtypes: Sequence[str], batch_sizes: Sequence[int], seqlens_q: Sequence[int],
                        seqlens_k: Sequence[int], num_heads: Sequence[int], head_dims: Sequence[int],
-                       causals: Sequence[int]) -> list[Problem]:
-    """Every combination of the flag lists, as fa-bench sweeps its comma lists."""
-    return [Problem(b, sq, sk, h, d, bool(c), t)
-            for t, b, sq, sk, h, d, c in itertools.product(dtypes, batch_sizes, seqlens_q, seqlens_k,
-                                                            num_heads, head_dims, causals)]
+                       causals: Sequence[int], num_heads_kv: Sequence[int] = (0,)) -> list[Problem]:
+    """Every combination of the flag lists, as fa-bench sweeps its comma lists (num_heads_kv 0:
+    as many K/V heads as query heads)."""
+    return [Problem(b, sq, sk, h, d, bool(c), t, kv)
+            for t, b, sq, sk, h, kv, d, c in itertools.product(dtypes, batch_sizes, seqlens_q, seqlens_k,
+                                                                num_heads, num_heads_kv, head_dims, causals)]
 
 
 def tiles_of(m_blocks: Sequence[int] | None, n_blocks: Sequence[int] | None, threads: Sequence[int] | None,
@@ -240,6 +324,7 @@ def build_row(columns: Sequence[str], analytic: dict, problem: Problem, backend:
         "seqlen_q": problem.seqlen_q,
         "seqlen_k": problem.seqlen_k,
         "num_head": problem.num_head,
+        "num_head_kv": problem.num_head_kv,
         "head_dim": problem.head_dim,
         "is_causal": problem.causal,
         "warmup_iterations": warmup,
@@ -253,6 +338,9 @@ def build_row(columns: Sequence[str], analytic: dict, problem: Problem, backend:
     })
     if tile is not None:  # only a tiled backend's tile is known; others choose their own
         row.update(zip(("m_block_size", "n_block_size", "num_threads"), tile))
+    # The split count a backend was asked to run with (Backend.variant_columns).
+    if "num_splits" in run:
+        row["num_splits"] = run["num_splits"]
     median = run.get("time_ms_median")
     if median is not None:
         flops, nbytes = float(analytic["flops"]), float(analytic["compulsory_bytes"])
@@ -304,9 +392,10 @@ def append_rows_to_csv(path: Path, rows: Iterable[dict[str, str]], columns: Sequ
 # (header, CSV column, right-aligned?) of the stdout table.
 TABLE_COLUMNS = [
     ("kernel", "kernel", False), ("dtype", "dtype", False), ("B", "batch_size", True),
-    ("H", "num_head", True), ("Sq", "seqlen_q", True), ("Sk", "seqlen_k", True), ("D", "head_dim", True),
-    ("causal", "is_causal", True), ("tile", "", False), ("ms", "time_ms_median", True),
-    ("TFLOP/s", "tflops", True), ("noise%", "noise_pct", True), ("check", "check", False), ("note", "note", False),
+    ("H", "num_head", True), ("Hkv", "num_head_kv", True), ("Sq", "seqlen_q", True), ("Sk", "seqlen_k", True),
+    ("D", "head_dim", True), ("causal", "is_causal", True), ("tile", "", False), ("splits", "num_splits", True),
+    ("ms", "time_ms_median", True), ("TFLOP/s", "tflops", True), ("GB/s", "bandwidth_gbs", True),
+    ("noise%", "noise_pct", True), ("check", "check", False), ("note", "note", False),
 ]
 
 
@@ -319,6 +408,8 @@ def format_table(rows: Sequence[dict[str, str]], note_width: int = 60) -> str:
         text = row.get(column, "")
         if column in ("tflops", "noise_pct") and text:
             return f"{float(text):.1f}"
+        if column == "bandwidth_gbs" and text:
+            return f"{float(text):.0f}"
         if column == "time_ms_median" and text:
             return f"{float(text):.4g}"
         if column == "note":
@@ -397,17 +488,19 @@ def device_provenance(torch, device: int) -> dict:
 class Inputs:
     """Standard-normal q, k, v of one problem, made once in (B, H, S, D) and copied to (B, S, H, D)
     for the backends that take that layout, so every backend sees the same values and one
-    reference serves all. torch's generator: the values differ from fa-bench's hash-based ones
-    for the same seed; only their distribution matches."""
+    reference serves all. k and v have num_head_kv heads (GQA: each is read by num_head /
+    num_head_kv query heads; no backend gets them repeated, so every backend reads the bytes
+    fa-bench's compulsory_bytes counts). torch's generator: the values differ from fa-bench's
+    hash-based ones for the same seed; only their distribution matches."""
 
     def __init__(self, torch, p: Problem, seed: int, device: int):
         generator = torch.Generator(device=f"cuda:{device}").manual_seed(seed)
         dtype = getattr(torch, TORCH_DTYPES[p.dtype])
 
-        def randn(seqlen):
-            return torch.randn(p.batch, p.num_head, seqlen, p.head_dim, dtype=dtype, device=f"cuda:{device}",
+        def randn(heads, seqlen):
+            return torch.randn(p.batch, heads, seqlen, p.head_dim, dtype=dtype, device=f"cuda:{device}",
                                generator=generator)
-        self.bhsd = (randn(p.seqlen_q), randn(p.seqlen_k), randn(p.seqlen_k))
+        self.bhsd = (randn(p.num_head, p.seqlen_q), randn(p.num_head_kv, p.seqlen_k), randn(p.num_head_kv, p.seqlen_k))
         self._bshd = None
 
     def layout(self, layout: str):
@@ -424,11 +517,14 @@ def to_bhsd(out, layout: str):
 
 def reference_output(torch, q, k, v, causal: bool, scale: float):
     """fp32 math-backend attention on upcast (B, H, S, D) inputs (TF32 off: torch's default for
-    matmul). SDPA's is_causal is top-left aligned, as fa-bench's mask."""
+    matmul). SDPA's is_causal is top-left aligned, as fa-bench's mask. With fewer K/V heads than
+    query heads the math backend maps query head h to K/V head h / (H / H_kv) (enable_gqa, PyTorch
+    2.5+), fa-bench's mapping."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     import torch.nn.functional as F
+    gqa = {"enable_gqa": True} if k.shape[1] != q.shape[1] else {}
     with sdpa_kernel([SDPBackend.MATH]):
-        return F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal, scale=scale)
+        return F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal, scale=scale, **gqa)
 
 
 def compare_with_reference(torch, out, ref, tolerance: tuple[float, float]) -> dict:
@@ -498,11 +594,13 @@ class Settings:
     check: bool
     seed: int
     device: int
+    num_splits: tuple = (0,)  # split counts of the backends that take one (0: the backend's heuristic)
 
 
-def measure(torch, backend: Backend, p: Problem, inputs: Inputs, scale: float, tile: Tile | None,
+def measure(torch, backend: Backend, p: Problem, inputs: Inputs, scale: float, variant,
             reference, tolerance: tuple[float, float], settings: Settings, flush_l2, clock_mhz: float) -> dict:
-    """Time one backend on one problem (and tile): timing stats + check fields, or a note."""
+    """Time one backend on one problem (at a variant: tile or split count): timing stats + check
+    fields (+ what the backend says it did), or a note."""
     q, k, v = inputs.layout(backend.layout)
     with backend.context():
         # A refused shape raises on the first launch; the reasons may come as warnings just
@@ -510,14 +608,14 @@ def measure(torch, backend: Backend, p: Problem, inputs: Inputs, scale: float, t
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                launch = backend.prepare(torch, p, q, k, v, scale, tile)
+                launch = backend.prepare(torch, p, q, k, v, scale, variant)
                 out = launch()
                 torch.cuda.synchronize()
             except Refusal as refusal:
                 return {"note": one_line(f"refused: {refusal}")}
             except Exception as error:  # noqa: BLE001 -- any refusal or OOM becomes the row's note
                 return {"note": backend.failure_note(error, [str(w.message) for w in caught])}
-        result = {}
+        result = {"note": one_line(launch.note)} if isinstance(launch, Launch) and launch.note else {}
         if reference is not None:
             result.update(compare_with_reference(torch, to_bhsd(out, backend.layout), reference, tolerance))
         del out
@@ -542,7 +640,7 @@ def run_problems(torch, problems: Sequence[Problem], backends: Sequence[Backend]
     for p in problems:
         scale = float(analytic[p.key]["softmax_scale"])  # the scale fa-bench's rows use
         runs: dict[tuple, dict] = {}
-        jobs = [(b, t) for b in backends for t in (tiles if b.tiled else [None])]
+        jobs = [(b, t) for b in backends for t in b.variants(tiles, settings.num_splits)]
         for b, t in jobs:
             if b.name in skip_reasons:
                 runs[(b.name, t)] = skipped(skip_reasons[b.name])
@@ -568,9 +666,10 @@ def run_problems(torch, problems: Sequence[Problem], backends: Sequence[Backend]
                 del inputs, reference
                 torch.cuda.empty_cache()
         for b, t in jobs:
-            row = build_row(columns, analytic[p.key], p, b, provenance, runs[(b.name, t)],
+            run = {**b.variant_columns(t), **runs[(b.name, t)]}  # what ran overrides what was asked
+            row = build_row(columns, analytic[p.key], p, b, provenance, run,
                             warmup=settings.warmup_iterations, iterations=settings.iterations,
-                            cold_l2=settings.use_cold_l2, seed=settings.seed, tile=t)
+                            cold_l2=settings.use_cold_l2, seed=settings.seed, tile=t if b.tiled else None)
             if csv_path is not None:
                 append_rows_to_csv(csv_path, [row], columns)
             rows.append(row)

@@ -99,6 +99,9 @@ class CuteExample(Backend):
         self._cute = (cutlass, cute, from_dlpack, cuda_driver)
 
     def prepare(self, torch, p, q, k, v, scale, tile):
+        if p.gqa:  # checked first: it needs no import, so the reason shows even where cutlass is broken
+            raise Refusal(f"the CuTe DSL example has no GQA: its K/V have num_head heads ({p.num_head}), "
+                          f"this problem's have num_head_kv {p.num_head_kv}")
         cutlass, cute, from_dlpack, cuda_driver = self._cute
         element = {"Float16": cutlass.Float16, "BFloat16": cutlass.BFloat16}.get(p.dtype)
         if element is None:

@@ -8,13 +8,21 @@
 SDPA takes (B, H, S, D) and its is_causal is top-left aligned, as fa-bench's mask. With one
 backend allowed, a shape it cannot run raises "No available kernel" after UserWarnings that say
 why; the row's note keeps those reasons.
+
+GQA/MQA: K and V have num_head_kv heads and the call passes enable_gqa=True (PyTorch 2.5+), which
+maps query head h to K/V head h / (H / H_kv), fa-bench's mapping. A backend that cannot take
+grouped heads refuses the shape like any other (its reason in the note); K/V are never repeated
+to H heads here, since that would time a different problem (H/H_kv times the K/V bytes).
 """
 from __future__ import annotations
 
 import re
 from typing import Sequence
 
-from .common import Backend, module_missing, one_line
+from .common import Backend, Refusal, module_missing, one_line
+
+# The first PyTorch whose scaled_dot_product_attention takes enable_gqa.
+GQA_MIN_TORCH = (2, 5)
 
 # PyTorch appends its C++ source location to every warning; it says nothing about the shape.
 _TRIGGERED_AT = re.compile(r"\s*\(Triggered internally at [^)]*\)\.?")
@@ -41,6 +49,12 @@ def refusal_note(error: BaseException, warning_messages: Sequence[str]) -> str:
     return one_line(f"{type(error).__name__}: {error_text}")
 
 
+def torch_version(torch) -> tuple[int, int]:
+    """(major, minor) of torch.__version__ ('2.11.0+cu130' -> (2, 11)); (0, 0) if unreadable."""
+    match = re.match(r"(\d+)\.(\d+)", str(getattr(torch, "__version__", "")))
+    return (int(match[1]), int(match[2])) if match else (0, 0)
+
+
 class SdpaBackend(Backend):
     layout = "bhsd"
     host_us_per_call = 50.0  # an SDPA call from Python: ~20-50 µs
@@ -60,11 +74,18 @@ class SdpaBackend(Backend):
         from torch.nn.attention import SDPBackend, sdpa_kernel
         return sdpa_kernel([getattr(SDPBackend, self.member)])
 
-    def prepare(self, torch, p, q, k, v, scale, tile):
+    def prepare(self, torch, p, q, k, v, scale, variant):
         import torch.nn.functional as F
+        # MHA calls stay exactly as before (and run on any PyTorch); only GQA needs the flag.
+        gqa = {}
+        if p.gqa:
+            if torch_version(torch) < GQA_MIN_TORCH:
+                raise Refusal(f"GQA (num_head_kv {p.num_head_kv} < num_head {p.num_head}) needs SDPA's enable_gqa, "
+                              f"PyTorch {'.'.join(map(str, GQA_MIN_TORCH))} or newer; this is {torch.__version__}")
+            gqa = {"enable_gqa": True}
 
         def launch():
-            return F.scaled_dot_product_attention(q, k, v, is_causal=p.causal, scale=scale)
+            return F.scaled_dot_product_attention(q, k, v, is_causal=p.causal, scale=scale, **gqa)
         return launch
 
     def failure_note(self, error, warning_messages):

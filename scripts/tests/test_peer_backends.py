@@ -3,8 +3,11 @@ each says why in one line, its rows carry that reason, and nothing crashes.
 
 None of torch, flash-attn-4 or nvidia-cutlass-dsl is installed for these tests; where torch is
 needed to get as far as writing rows, a stand-in module gives the device facts (no GPU is used:
-a peer that cannot run allocates nothing).
+a peer that cannot run allocates nothing). For GQA and split counts, a fuller stand-in torch (and
+flash_attn.cute) records what each backend is called with and times every launch at 0.25 ms, so
+the whole path from the flags to the CSV row runs without a GPU.
 """
+import contextlib
 import csv
 import importlib.machinery
 import sys
@@ -146,5 +149,194 @@ def test_missing_peers_get_rows_that_say_why(monkeypatch, tmp_path, schema):
         assert row["gpu"] == "Stand-in GPU" and row["layout"] == "bshd"
     assert rows[0]["note"] == "skipped: flash_attn.cute is not importable (pip install flash-attn-4)"
     assert rows[1]["note"].startswith("skipped: no CuTe DSL example given")
-    fa_bench_rows = fa_schema.analytic_rows(schema.fa_bench, [("BFloat16", 1, 256, 256, 2, 64, c) for c in (0, 1)])
-    assert rows[3]["flops"] == fa_bench_rows[("BFloat16", 1, 256, 256, 2, 64, 1)]["flops"]
+    fa_bench_rows = fa_schema.analytic_rows(schema.fa_bench, [("BFloat16", 1, 256, 256, 2, 2, 64, c) for c in (0, 1)])
+    assert rows[3]["flops"] == fa_bench_rows[("BFloat16", 1, 256, 256, 2, 2, 64, 1)]["flops"]
+
+
+# ----------------------------------------------------------------------------------------------
+# GQA and split counts reach the backends: a stand-in torch that records the calls
+# ----------------------------------------------------------------------------------------------
+
+class FakeTensor:
+    """Only a shape: what peers.py does to tensors before a backend gets them (transpose,
+    contiguous, float) keeps the shape honest, so the tests see what a backend would receive."""
+
+    def __init__(self, shape):
+        self.shape = tuple(shape)
+
+    def transpose(self, a, b):
+        shape = list(self.shape)
+        shape[a], shape[b] = shape[b], shape[a]
+        return FakeTensor(shape)
+
+    def contiguous(self):
+        return self
+
+    def float(self):
+        return self
+
+
+class FakeEvent:
+    def __init__(self, enable_timing=False):
+        del enable_timing
+
+    def record(self):
+        pass
+
+    def elapsed_time(self, end):
+        return 0.25  # ms: every timed launch of the fake takes a quarter millisecond
+
+
+def recording_torch(monkeypatch, version="2.11.0+cu130"):
+    """A stand-in torch for peers.main: device facts, inputs, CUDA events, and SDPA that records
+    the shapes and keywords it is called with (in `calls`). Installs itself in sys.modules."""
+    calls = []
+    torch = stand_in_torch()
+    torch.__version__ = version
+    torch.bfloat16, torch.float16, torch.float32 = "bfloat16", "float16", "float32"
+    torch.Generator = lambda device: types.SimpleNamespace(manual_seed=lambda seed: None)
+    torch.randn = lambda *shape, dtype, device, generator: FakeTensor(shape)
+    cuda = torch.cuda
+    cuda.synchronize = lambda: None
+    cuda.empty_cache = lambda: None
+    cuda.OutOfMemoryError = type("OutOfMemoryError", (RuntimeError,), {})
+    cuda.Event = FakeEvent
+
+    def sdpa(q, k, v, is_causal=False, scale=None, **kwargs):
+        calls.append(("sdpa", q.shape, k.shape, v.shape, kwargs))
+        return q
+    functional = types.ModuleType("torch.nn.functional")
+    functional.scaled_dot_product_attention = sdpa
+    attention = types.ModuleType("torch.nn.attention")
+    attention.SDPBackend = types.SimpleNamespace(FLASH_ATTENTION="flash", CUDNN_ATTENTION="cudnn",
+                                                 EFFICIENT_ATTENTION="efficient", MATH="math")
+    attention.sdpa_kernel = lambda backends: contextlib.nullcontext()
+    nn = types.ModuleType("torch.nn")
+    nn.functional, nn.attention = functional, attention
+    torch.nn = nn
+    for name, module in (("torch", torch), ("torch.nn", nn), ("torch.nn.functional", functional),
+                         ("torch.nn.attention", attention)):
+        monkeypatch.setitem(sys.modules, name, module)
+    return torch, calls
+
+
+def recording_flash_attn(monkeypatch, calls, with_num_splits=True):
+    """A stand-in flash_attn.cute whose flash_attn_func records what it is given."""
+    if with_num_splits:
+        def flash_attn_func(q, k, v, softmax_scale=None, causal=False, num_splits=1, pack_gqa=None):
+            calls.append(("fa4", q.shape, k.shape, v.shape, {"num_splits": num_splits}))
+            return q, None
+    else:
+        def flash_attn_func(q, k, v, softmax_scale=None, causal=False):
+            calls.append(("fa4", q.shape, k.shape, v.shape, {}))
+            return q
+    package = types.ModuleType("flash_attn")
+    cute = types.ModuleType("flash_attn.cute")
+    cute.flash_attn_func = flash_attn_func
+    package.cute = cute
+    monkeypatch.setitem(sys.modules, "flash_attn", package)
+    monkeypatch.setitem(sys.modules, "flash_attn.cute", cute)
+    monkeypatch.setattr(fa4, "module_missing", lambda name: False)
+
+
+def read_rows(path):
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_gqa_reaches_the_sdpa_backends_with_kv_heads_and_enable_gqa(monkeypatch, tmp_path):
+    torch, calls = recording_torch(monkeypatch)
+    out = tmp_path / "peers.csv"
+    code = peers.main(["--backends", "fa2,cudnn", "--batch_size", "2", "--seqlen_q", "1", "--seqlen_k", "4096",
+                       "--num_head", "32", "--num_head_kv", "32,8", "--head_dim", "128", "--iterations", "3",
+                       "--warmup_iterations", "1", "--csv", str(out)])
+    assert code == 0
+    # Repeats collapsed: both backends get the same arguments, so one entry per problem remains.
+    first_calls = [c for i, c in enumerate(calls) if i == 0 or c != calls[i - 1]]
+    # SDPA takes (B, H, S, D): K and V keep their 8 heads (never repeated to 32), and only GQA
+    # calls carry enable_gqa, so MHA calls are exactly the pre-GQA ones.
+    assert first_calls == [
+        ("sdpa", (2, 32, 1, 128), (2, 32, 4096, 128), (2, 32, 4096, 128), {}),
+        ("sdpa", (2, 32, 1, 128), (2, 8, 4096, 128), (2, 8, 4096, 128), {"enable_gqa": True}),
+    ]
+    assert len(calls) == 2 * 2 * (1 + 1 + 3)  # 2 backends × 2 problems × (check + warm-up + timed)
+    rows = read_rows(out)
+    assert [(r["kernel"], r["num_head_kv"]) for r in rows] == [
+        ("torch_fa2", "32"), ("torch_cudnn", "32"), ("torch_fa2", "8"), ("torch_cudnn", "8")]
+    for row in rows:
+        assert row["time_ms_median"] == "0.25" and row["note"] == ""
+        kv = int(row["num_head_kv"])
+        assert int(row["compulsory_bytes"]) == (2 * 1 * 32 + 2 * 4096 * kv) * 2 * 128 * 2  # fa-bench's, with H_kv
+        assert float(row["bandwidth_gbs"]) == pytest.approx(int(row["compulsory_bytes"]) / 0.25e6, rel=1e-5)
+
+
+def test_gqa_on_a_pytorch_without_enable_gqa_is_refused_with_the_reason(monkeypatch):
+    torch, calls = recording_torch(monkeypatch, version="2.4.1")
+    backend = torch_sdpa.BACKENDS[0]
+    p = Problem(1, 1, 256, 8, 64, False, num_head_kv=2)
+    with pytest.raises(Refusal, match=r"needs SDPA's enable_gqa, PyTorch 2.5 or newer; this is 2.4.1"):
+        backend.prepare(torch, p, None, None, None, 0.125, None)
+    assert callable(backend.prepare(torch, Problem(1, 1, 256, 8, 64, False), None, None, None, 0.125, None))
+    assert torch_sdpa.torch_version(types.SimpleNamespace(__version__="2.11.0+cu130")) == (2, 11)
+
+
+def test_fa4_gets_kv_heads_natively_and_one_row_per_split_count(monkeypatch, tmp_path):
+    torch, calls = recording_torch(monkeypatch)
+    recording_flash_attn(monkeypatch, calls)
+    out = tmp_path / "peers.csv"
+    code = peers.main(["--backends", "fa4", "--batch_size", "1", "--seqlen_q", "1", "--seqlen_k", "8192",
+                       "--num_head", "32", "--num_head_kv", "8", "--head_dim", "128", "--num_splits", "0,1,4",
+                       "--iterations", "2", "--warmup_iterations", "0", "--csv", str(out)])
+    assert code == 0
+    # FA4 takes (B, S, H, D): K/V with their 8 heads; num_splits exactly as given.
+    assert {c[:4] for c in calls} == {("fa4", (1, 1, 32, 128), (1, 8192, 8, 128), (1, 8192, 8, 128))}
+    assert [c[4]["num_splits"] for c in calls] == [0, 0, 0, 1, 1, 1, 4, 4, 4]
+    rows = read_rows(out)
+    assert [(r["kernel"], r["num_head_kv"], r["num_splits"]) for r in rows] == [
+        ("fa4", "8", ""), ("fa4", "8", "1"), ("fa4", "8", "4")]  # 0: FA4's heuristic, its count unknown
+    assert rows[0]["note"].startswith("num_splits=0: FA4's own heuristic")
+    assert rows[1]["note"].startswith("num_splits=1: no split-KV")
+    assert rows[2]["note"].startswith("num_splits=4")
+    assert all("GQA native, K/V 8 heads, pack_gqa left to FA4" in r["note"] for r in rows)
+    assert all(r["time_ms_median"] == "0.25" and r["layout"] == "bshd" for r in rows)
+
+
+def test_fa4_without_num_splits_runs_unsplit_and_refuses_a_count(monkeypatch):
+    torch, calls = recording_torch(monkeypatch)
+    recording_flash_attn(monkeypatch, calls, with_num_splits=False)
+    backend = fa4.FlashAttention4()
+    backend.setup(torch)
+    assert not backend.takes_num_splits
+    p = Problem(1, 1, 8192, 32, 128, False, num_head_kv=8)
+    with pytest.raises(Refusal, match="takes no num_splits"):
+        backend.prepare(torch, p, None, None, None, 0.125, 4)
+    launch = backend.prepare(torch, p, FakeTensor((1, 1, 32, 128)), FakeTensor((1, 8192, 8, 128)),
+                             FakeTensor((1, 8192, 8, 128)), 0.125, 1)
+    launch()
+    assert calls[-1][4] == {} and launch.note.startswith("num_splits: not a flash_attn_func argument")
+
+
+def test_fa4_without_split_kv_on_the_gpu_says_so():
+    # flash-attn-4 4.0.0b36's sm90 path, when its heuristic (or the caller) asks for splits.
+    note = fa4.BACKEND.failure_note(AssertionError("SplitKV not supported on SM 9.0"), [])
+    assert note == ("refused: FA4 has no split-KV on this GPU's path (AssertionError: SplitKV not supported on "
+                    "SM 9.0); its num_splits=1 row is the unsplit decode")
+    assert fa4.BACKEND.failure_note(RuntimeError("boom"), []) == "RuntimeError: boom"
+
+
+def test_only_split_backends_get_a_row_per_split_count_and_tiled_ones_per_tile():
+    tiles, splits = [(128, 64, 128), (64, 64, 128)], [0, 1]
+    assert fa4.BACKEND.variants(tiles, splits) == [0, 1]
+    assert cute_example.BACKEND.variants(tiles, splits) == tiles
+    assert torch_sdpa.BACKENDS[0].variants(tiles, splits) == [None]
+    assert fa4.BACKEND.variant_columns(0) == {} and fa4.BACKEND.variant_columns(2) == {"num_splits": 2}
+    assert cute_example.BACKEND.variant_columns((64, 64, 128)) == {
+        "m_block_size": 64, "n_block_size": 64, "num_threads": 128}
+
+
+def test_the_cute_example_refuses_gqa_with_the_reason():
+    backend = cute_example.CuteExample()  # not set up: the refusal needs no cutlass
+    with pytest.raises(Refusal, match=r"the CuTe DSL example has no GQA: its K/V have num_head heads \(32\), "
+                                      r"this problem's have num_head_kv 8"):
+        backend.prepare(None, Problem(1, 1, 8192, 32, 128, False, num_head_kv=8), None, None, None, 0.125,
+                        (128, 64, 128))

@@ -10,9 +10,9 @@ import pytest
 import fa_schema
 import peers
 from peer_backends import BACKENDS, peer_kernels, torch_sdpa
-from peer_backends.common import (TIME_COLUMNS, NOTE_MAX_CHARS, Problem, SchemaMismatch, append_rows_to_csv,
-                                  build_row, fa2_grid, format_table, git_commit, one_line, skipped, tiles_of,
-                                  timing_stats)
+from peer_backends.common import (DECODE_ANCHOR_SHAPES, DECODE_KV_HEADS, DECODE_SERIES_SEQLENS_K, TIME_COLUMNS,
+                                  NOTE_MAX_CHARS, Problem, SchemaMismatch, append_rows_to_csv, build_row, decode_grid,
+                                  fa2_grid, format_table, git_commit, one_line, skipped, tiles_of, timing_stats)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = REPO_ROOT / "results" / "sample" / "ladder_sample.csv"
@@ -60,6 +60,38 @@ def test_analytic_rows_of_the_default_problem(schema):
     assert scaled[DEFAULT.key]["softmax_scale"] == "0.5"
 
 
+def test_problems_without_num_head_kv_are_mha_and_the_key_carries_the_kv_heads():
+    assert Problem(1, 1, 64, 32, 128, False) == Problem(1, 1, 64, 32, 128, False, num_head_kv=32)
+    gqa = Problem(1, 1, 64, 32, 128, False, num_head_kv=8)
+    assert gqa.gqa and not Problem(1, 1, 64, 32, 128, False).gqa
+    assert gqa.key == ("BFloat16", 1, 1, 64, 32, 8, 128, 0)
+    assert dict(zip(fa_schema.ANALYTIC_KEY, gqa.key))["num_head_kv"] == 8
+    assert gqa.score_entries == 32 * 64  # the scores are per query head, whatever the K/V heads
+
+
+def test_fa_benchs_compulsory_bytes_count_the_kv_heads_and_its_flops_the_query_heads(schema):
+    # Decode with GQA: one query row per head, K/V of 8 heads. (2·Sq·H + 2·Sk·H_kv)·B·D·2 bytes.
+    gqa = Problem(1, 1, 131072, 32, 128, False, num_head_kv=8)
+    mha = Problem(1, 1, 131072, 32, 128, False)
+    rows = analytic(schema, gqa, mha)
+    assert int(rows[gqa.key]["compulsory_bytes"]) == (2 * 1 * 32 + 2 * 131072 * 8) * 1 * 128 * 2 == 536887296
+    assert int(rows[mha.key]["compulsory_bytes"]) == (2 * 1 * 32 + 2 * 131072 * 32) * 1 * 128 * 2
+    assert rows[gqa.key]["flops"] == rows[mha.key]["flops"] == str(4 * 1 * 32 * 128 * 1 * 131072)
+
+
+def test_analytic_calls_keep_every_kv_head_count_a_divisor_of_every_head_count(schema):
+    # fa-bench sweeps the product of --num_head and --num_head_kv and refuses a pair that does not
+    # divide: 12 heads with 8 K/V heads must never share a call.
+    problems = [Problem(2, 16, 64, 32, 64, False, num_head_kv=kv) for kv in (32, 8)]
+    problems += [Problem(2, 16, 64, 12, 64, False, num_head_kv=kv) for kv in (12, 4)]
+    calls = fa_schema._fa_bench_calls([p.key for p in problems])
+    assert len(calls) == 2
+    for call in calls:
+        assert all(h % kv == 0 for h in call["num_head"] for kv in call["num_head_kv"])
+    rows = fa_schema.analytic_rows(schema.fa_bench, [p.key for p in problems])
+    assert set(rows) == {p.key for p in problems}
+
+
 def test_analytic_rows_of_a_large_sweep_come_in_groups(schema):
     problems = fa2_grid(["BFloat16", "Float16"], schema.defaults)
     problems += [Problem(b, 64 * b, 32 * b, h, 64, False) for b in range(1, 9) for h in (1, 2, 3)]
@@ -68,6 +100,15 @@ def test_analytic_rows_of_a_large_sweep_come_in_groups(schema):
     assert len(calls) > 1  # the full product would be too large for one call
     rows = fa_schema.analytic_rows(schema.fa_bench, keys)
     assert set(rows) == set(keys)
+
+
+def test_analytic_rows_of_a_binary_without_num_head_kv_ask_for_a_rebuild(tmp_path):
+    fake = tmp_path / "fa-bench"  # writes a row of a pre-GQA fa-bench to the --csv it is given
+    fake.write_text('#!/bin/sh\nwhile [ "$1" != --csv ]; do shift; done\n'
+                    'printf "dtype,batch_size,seqlen_q,seqlen_k,num_head,head_dim,is_causal\\n" > "$2"\n')
+    fake.chmod(0o755)
+    with pytest.raises(fa_schema.SchemaError, match="lack num_head_kv.*rebuild"):
+        fa_schema.analytic_rows(fake, [DEFAULT.key])
 
 
 def test_a_binary_that_writes_no_rows_is_an_error(tmp_path):
@@ -98,8 +139,55 @@ def test_fa2_grid_is_flashattention2s_benchmark_grid_plus_fa_benchs_default(sche
     assert len(fa2_grid(["BFloat16", "Float16"], schema.defaults)) == 52
 
 
+def test_decode_grid_is_the_anchors_decode_shapes_the_b1_series_and_gqa_prefill():
+    grid = decode_grid(["BFloat16"])
+    assert len(grid) == len(set(grid)) == 28  # 8 anchors + 18 series - 2 shared + 4 prefill
+    assert DECODE_KV_HEADS == (32, 8)
+    shapes = {(p.batch, p.num_head, p.num_head_kv, p.seqlen_q, p.seqlen_k, p.head_dim, p.causal) for p in grid}
+    anchors = {(b, h, kv, sq, sk, d, False) for b, h, sq, sk, d in DECODE_ANCHOR_SHAPES for kv in (32, 8)}
+    assert {(b, h, sq, sk, d) for b, h, sq, sk, d in DECODE_ANCHOR_SHAPES} == {
+        (64, 32, 1, 8192, 128), (8, 32, 1, 32768, 128), (1, 32, 1, 131072, 128), (16, 32, 16, 8192, 128)}
+    series = {(1, 32, kv, 1, sk, 128, False) for sk in DECODE_SERIES_SEQLENS_K for kv in (32, 8)}
+    assert DECODE_SERIES_SEQLENS_K == (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144)
+    prefill = {(4, 32, kv, 8192, 8192, 128, c) for kv in (8, 32) for c in (False, True)}
+    assert shapes == anchors | series | prefill
+    assert all(p.dtype == "BFloat16" for p in grid)
+    assert len(decode_grid(["BFloat16", "Float16"])) == 56
+
+
 def problems_for(schema, *argv):
     return peers.problems_from_args(peers.build_parser().parse_args(list(argv)), schema)
+
+
+def test_num_head_kv_sweeps_with_the_other_lists_and_defaults_to_num_head(schema):
+    problems = problems_for(schema, "--num_head", "32", "--num_head_kv", "32,8,1", "--seqlen_q", "1",
+                            "--seqlen_k", "4096")
+    assert [(p.num_head, p.num_head_kv) for p in problems] == [(32, 32), (32, 8), (32, 1)]
+    assert all(p.num_head_kv == p.num_head for p in problems_for(schema, "--num_head", "8,16"))
+
+
+def test_decode_grid_replaces_the_shape_and_kv_flags_with_a_note(schema, capsys):
+    assert problems_for(schema, "--grid", "decode", "--num_head_kv", "4") == decode_grid(["BFloat16"])
+    assert "--grid decode sets the shapes; ignoring --num_head_kv" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--num_head", "32", "--num_head_kv", "6"],
+     "--num_head_kv 6 with --num_head 32: num_head_kv must divide num_head"),
+    (["--num_head_kv", "0"], "--num_head_kv: every value must be a positive integer"),
+    (["--num_splits", "-1"], "--num_splits -1: 0 (heuristic), 1 (off) or a count"),
+])
+def test_bad_kv_heads_and_split_counts_exit_2(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        peers.main(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_num_splits_default_is_each_peers_own_heuristic():
+    args = peers.build_parser().parse_args([])
+    assert args.num_splits == [0]
+    assert peers.build_parser().parse_args(["--num_splits", "0,1,4"]).num_splits == [0, 1, 4]
 
 
 def test_shape_flags_take_comma_lists_and_sweep_the_cartesian_product(schema):
@@ -185,6 +273,20 @@ def test_row_of_a_timed_backend_has_exactly_fa_benchs_columns(schema):
     assert float(row["bandwidth_gbs"]) == pytest.approx(int(row["compulsory_bytes"]) / (2.0 * 1e6), rel=1e-5)
     assert row["softmax_scale"] == "0.088388346" and row["check"] == "PASS"
     assert row["model_bytes"] == row["peak_source"] == ""  # fa-bench's model is not the peers'
+
+
+def test_row_of_a_gqa_problem_carries_the_kv_heads_and_fa_benchs_bytes(schema):
+    p = Problem(1, 1, 131072, 32, 128, False, num_head_kv=8)
+    row = row_for(schema, dict(timing_stats([0.2])), p)
+    assert (row["num_head"], row["num_head_kv"]) == ("32", "8")
+    assert row["compulsory_bytes"] == "536887296"
+    assert float(row["bandwidth_gbs"]) == pytest.approx(536887296 / 0.2e6, rel=1e-5)
+    assert row["num_splits"] == row["pack_gqa"] == ""  # SDPA chooses its own; nothing to say
+
+
+def test_row_of_a_split_backend_says_the_count_it_ran(schema):
+    row = row_for(schema, dict(timing_stats([0.2]), num_splits=4, note="num_splits=4"), backend="fa4")
+    assert (row["num_splits"], row["note"]) == ("4", "num_splits=4")
 
 
 def test_row_of_a_tiled_backend_carries_its_tile_and_layout(schema):
@@ -276,7 +378,8 @@ def test_append_follows_an_existing_header_of_an_older_fa_bench(schema, tmp_path
 def test_stdout_table_is_aligned(schema):
     rows = [row_for(schema, dict(timing_stats([2.0]), check="PASS")), row_for(schema, {"note": "refused"})]
     lines = format_table(rows).splitlines()
-    assert len(lines) == 3 and lines[0].split()[:3] == ["kernel", "dtype", "B"]
+    assert len(lines) == 3 and lines[0].split()[:4] == ["kernel", "dtype", "B", "H"]
+    assert "Hkv" in lines[0] and "GB/s" in lines[0] and "splits" in lines[0]
     assert lines[0].index("TFLOP/s") + len("TFLOP/s") == lines[1].index("549.8") + len("549.8")
 
 
@@ -292,7 +395,7 @@ def test_sample_csv_is_synthetic_and_agrees_with_fa_bench(schema):
         rows = list(csv.DictReader(f))
     assert list(rows[0]) == schema.columns
     problems = [Problem(int(r["batch_size"]), int(r["seqlen_q"]), int(r["seqlen_k"]), int(r["num_head"]),
-                        int(r["head_dim"]), r["is_causal"] == "1", r["dtype"]) for r in rows]
+                        int(r["head_dim"]), r["is_causal"] == "1", r["dtype"], int(r["num_head_kv"])) for r in rows]
     fa_bench_rows = analytic(schema, *problems)
     for row, p in zip(rows, problems):
         assert "synthetic test data" in row["note"]

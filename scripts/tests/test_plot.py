@@ -6,6 +6,11 @@ cp_async row that FAILed its check (and claims an impossible 900 TFLOP/s), a tor
 row that the backend refused (no time), and fa4 and cute_fa2 rows at the default shape. Its
 columns are fa-bench's (the test in test_peers.py checks them against the built binary).
 
+The decode chart and table read scripts/tests/data/decode_synthetic.csv (made by
+make_decode_synthetic.py beside it): peers.py --grid decode's problems with made-up times for
+tiled, mma, wgmma_overlap and the peers torch_fa2, torch_cudnn and fa4 (plus an FA4 row refused for
+lack of split-KV), fa-bench's rows carrying a "calibrated" copy ceiling of 2995.3 GB/s.
+
 The kernel order comes from the built fa-bench's --schema (conftest.py finds the binary).
 """
 import csv
@@ -18,11 +23,15 @@ from pathlib import Path
 import pytest
 
 import plot
+import fa_schema
 from peer_backends import peer_kernels
+from peer_backends.common import DECODE_ANCHOR_SHAPES, Problem
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = REPO_ROOT / "results" / "sample" / "ladder_sample.csv"
 CHARTS = ("throughput_vs_seqlen", "ladder", "roofline")
+DECODE = Path(__file__).resolve().parent / "data" / "decode_synthetic.csv"
+DECODE_CEILING = 2995.3  # the synthetic fa-bench rows' peak_gbs
 
 
 def sample_rows():
@@ -222,4 +231,149 @@ def test_dtype_names_are_fa_benchs(capsys):
 def test_bad_shape_flag_is_a_usage_error(text):
     with pytest.raises(SystemExit) as exit_info:
         plot.main([str(SAMPLE), "--table", "--shape", text])
+    assert exit_info.value.code == 2
+
+
+# ----------------------------------------------------------------------------------------------
+# GQA rows and the decode chart and table
+# ----------------------------------------------------------------------------------------------
+
+def decode_rows():
+    with DECODE.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_decode_csv_is_synthetic_in_fa_benchs_columns_with_its_analytic_values(schema):
+    rows = decode_rows()
+    assert list(rows[0]) == schema.columns  # regenerate with make_decode_synthetic.py when this fails
+    problems = {Problem(int(r["batch_size"]), int(r["seqlen_q"]), int(r["seqlen_k"]), int(r["num_head"]),
+                        int(r["head_dim"]), r["is_causal"] == "1", r["dtype"], int(r["num_head_kv"])): r for r in rows}
+    analytic = fa_schema.analytic_rows(schema.fa_bench, [p.key for p in problems])
+    for row in rows:
+        assert "synthetic test data" in row["note"]
+        p = Problem(int(row["batch_size"]), int(row["seqlen_q"]), int(row["seqlen_k"]), int(row["num_head"]),
+                    int(row["head_dim"]), row["is_causal"] == "1", row["dtype"], int(row["num_head_kv"]))
+        assert (row["flops"], row["compulsory_bytes"]) == (analytic[p.key]["flops"], analytic[p.key]["compulsory_bytes"])
+
+
+def expected_decode_table():
+    """The decode table's lines computed from the CSV text alone: per anchor shape and K/V heads,
+    the fastest rung and the fastest peer by compulsory bytes / median time."""
+    rungs = {"tiled", "mma", "wgmma_overlap"}
+    best = defaultdict(dict)  # (B, H, Sq, Sk, D, H_kv) -> {"ours"/"peer": (GB/s, kernel)}
+    for row in decode_rows():
+        if not row["time_ms_median"] or row["is_causal"] != "0":
+            continue
+        key = tuple(int(row[c]) for c in ("batch_size", "num_head", "seqlen_q", "seqlen_k", "head_dim",
+                                           "num_head_kv"))
+        if key[:5] not in DECODE_ANCHOR_SHAPES:
+            continue
+        gbs = int(row["compulsory_bytes"]) / (float(row["time_ms_median"]) * 1e6)
+        side = "ours" if row["kernel"] in rungs else "peer"
+        best[key][side] = max(best[key].get(side, (0.0, "")), (gbs, row["kernel"]))
+    lines = {}
+    for (b, h, sq, sk, d, kv), sides in best.items():
+        (ours, our_kernel), (peer, peer_kernel) = sides["ours"], sides["peer"]
+        lines[(f"{b}×{h}×{sq}×{sk}×{d}", str(kv))] = (
+            our_kernel, f"{ours:,.0f}", f"{100 * ours / DECODE_CEILING:.1f}%",
+            peer_kernel, f"{peer:,.0f}", f"{100 * peer / DECODE_CEILING:.1f}%", f"{ours / peer:.2f}×")
+    return lines
+
+
+def test_decode_table_is_the_best_rung_against_the_best_peer_per_anchor_shape(capsys):
+    assert plot.main([str(DECODE), "--decode-table"]) == 0
+    out = capsys.readouterr().out
+    table = parse_markdown_table(out)
+    got = {(r["B×H×Sq×Sk×D"], r["H_kv"]): tuple(v for k, v in list(r.items())[2:]) for r in table}
+    assert got == expected_decode_table()
+    assert len(got) == 2 * len(DECODE_ANCHOR_SHAPES)  # each anchor with 32 and 8 K/V heads
+    # Anchors in peers.py's order, MHA first; spelled out once: 1×32×1×131072×128 with 8 K/V heads,
+    # wgmma_overlap 2900·128k/(128k+4k) GB/s against cuDNN's 2950·128k/(128k+4k).
+    first = [(r["B×H×Sq×Sk×D"], r["H_kv"]) for r in table][:2]
+    assert first == [("64×32×1×8192×128", "32"), ("64×32×1×8192×128", "8")]
+    assert got[("1×32×1×131072×128", "8")] == ("wgmma_overlap", "2,812", "93.9%", "torch_cudnn", "2,861", "95.5%",
+                                               "0.98×")
+    assert "Copy ceiling 2,995 GB/s (calibrated:2026-01-01T00:00:00Z)" in out
+
+
+def test_decode_table_all_lists_every_shape_with_fewer_queries_than_keys(capsys):
+    assert plot.main([str(DECODE), "--decode-table", "all"]) == 0
+    shapes = {r["B×H×Sq×Sk×D"] for r in parse_markdown_table(capsys.readouterr().out)}
+    assert {f"1×32×1×{sk}×128" for sk in (1024, 262144)} <= shapes
+    assert not any("8192×8192" in shape for shape in shapes)  # the prefill rows are not decode
+
+
+def test_copy_ceiling_is_fa_benchs_peak_gbs_then_the_flag_then_the_default(schema):
+    data = plot.select_rows(plot.read_csvs([str(DECODE)], plot.BASE_COLUMNS), "BFloat16", None)
+    order = plot.KernelOrder.of(schema)
+    assert plot.copy_ceiling(data, order, None) == (DECODE_CEILING, "calibrated:2026-01-01T00:00:00Z")
+    assert plot.copy_ceiling(data, order, 3100.0) == (3100.0, "--peak_gbs")
+    peers_only = data[data["kernel"].map(order.is_peer)]  # peers carry no peak_gbs
+    gbs, source = plot.copy_ceiling(peers_only, order, None)
+    assert gbs == plot.DEFAULT_PEAK_GBS and "no fa-bench peak_gbs" in source
+
+
+def test_decode_chart_has_a_panel_per_kv_heads_the_ceiling_and_the_best_rung(monkeypatch, tmp_path):
+    figures = []
+    monkeypatch.setattr(plot, "save_figure", lambda fig, out_dir, stem: figures.append((fig, stem)) or [])
+    assert plot.main([str(DECODE), "--plots", "decode", "--out", str(tmp_path)]) == 0
+    [(fig, stem)] = figures
+    assert stem == "decode"
+    axes = [ax for ax in fig.axes if ax.get_title()]
+    assert [ax.get_title() for ax in axes] == ["H=32, H_kv=32 (MHA), D=128", "H=32, H_kv=8 (GQA), D=128"]
+    series = {(r["kernel"], int(r["num_head_kv"]), int(r["seqlen_k"])):
+              int(r["compulsory_bytes"]) / (float(r["time_ms_median"]) * 1e6)
+              for r in decode_rows() if r["batch_size"] == "1" and r["seqlen_q"] == "1" and r["time_ms_median"]}
+    for ax, kv in zip(axes, (32, 8)):
+        lines = {line.get_label(): line for line in ax.get_lines()}
+        assert set(lines) == {"fa-bench best", "tiled", "mma", "wgmma_overlap", "torch_fa2", "torch_cudnn", "fa4",
+                              "copy ceiling 2,995 GB/s"}
+        x, y = lines["wgmma_overlap"].get_data()
+        assert list(x) == [1024 * 2 ** i for i in range(9)]
+        assert list(y) == pytest.approx([series[("wgmma_overlap", kv, sk)] for sk in x])
+        # the underlay is the best rung at each point, here wgmma_overlap throughout
+        assert list(lines["fa-bench best"].get_data()[1]) == pytest.approx(list(y))
+        assert list(lines["copy ceiling 2,995 GB/s"].get_data()[1]) == [DECODE_CEILING, DECODE_CEILING]
+        assert lines["torch_cudnn"].get_linestyle() != "-"  # peers keep their own line style
+
+
+def test_decode_chart_is_written_only_when_asked(tmp_path, capsys):
+    assert plot.main([str(DECODE), "--plots", "decode", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "decode.png").read_bytes().startswith(b"\x89PNG") and (tmp_path / "decode.svg").exists()
+    assert plot.main([str(SAMPLE), "--out", str(tmp_path / "default")]) == 0
+    assert not (tmp_path / "default" / "decode.png").exists()  # not in the default set
+    capsys.readouterr()
+    assert plot.main([str(SAMPLE), "--plots", "decode", "--out", str(tmp_path / "none")]) == 2
+    assert "decode plot: no BFloat16 rows with batch_size 1, seqlen_q 1" in capsys.readouterr().err
+
+
+def test_gqa_and_mha_rows_of_one_shape_stay_apart(capsys):
+    assert plot.main([str(DECODE), "--table", "--shape", "4,32,8192,128,1,8"]) == 0
+    gqa = parse_markdown_table(capsys.readouterr().out)
+    assert {r["shape (B×H×S×D)"] for r in gqa} == {"4×32(kv 8)×8192×128"}
+    assert plot.main([str(DECODE), "--table", "--shape", "4,32,8192,128,1"]) == 0
+    mha = parse_markdown_table(capsys.readouterr().out)
+    assert {r["shape (B×H×S×D)"] for r in mha} == {"4×32×8192×128"}
+    # the synthetic GQA prefill runs at 99 % of the MHA TFLOP/s, kernel by kernel
+    for g, m in zip(gqa, mha):
+        assert g["kernel"] == m["kernel"] and float(g["TFLOP/s"]) == pytest.approx(0.99 * float(m["TFLOP/s"]),
+                                                                                  abs=0.06)
+
+
+def test_a_csv_without_num_head_kv_reads_as_mha(tmp_path, capsys):
+    rows = sample_rows()
+    path = write_csv(tmp_path / "pre_gqa.csv", rows, [c for c in rows[0] if c != "num_head_kv"])
+    data = plot.select_rows(plot.read_csvs([str(path)], plot.BASE_COLUMNS), "BFloat16", None)
+    assert (data["num_head_kv"] == data["num_head"]).all()
+    assert plot.main([str(path), "--table", "--shape", "4,16,8192,128,0"]) == 0
+
+
+def test_shape_flag_takes_an_optional_kv_head_count():
+    assert plot.parse_shape("4,32,8192,128,0,8")["num_head_kv"] == 8
+    assert plot.parse_shape("4,32,8192,128,0")["num_head_kv"] == 32
+
+
+def test_one_table_at_a_time():
+    with pytest.raises(SystemExit) as exit_info:
+        plot.main([str(DECODE), "--table", "--decode-table"])
     assert exit_info.value.code == 2

@@ -1,4 +1,7 @@
-"""sweep.sh with a stand-in fa-bench and a stand-in python: which calls, and failure handling."""
+"""sweep.sh with a stand-in fa-bench and a stand-in python: which calls, and failure handling;
+the decode grid also with the real fa-bench, GPU hidden (its analytic rows)."""
+import csv
+import itertools
 import os
 import shutil
 import stat
@@ -7,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from peer_backends.common import fa2_grid
+from peer_backends.common import decode_grid, fa2_grid
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SWEEP = REPO_ROOT / "scripts" / "sweep.sh"
@@ -15,27 +18,45 @@ SWEEP = REPO_ROOT / "scripts" / "sweep.sh"
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
 
+# What a stand-in fa-bench prints for --list: fa-bench's format (kernel line, then its rows), an
+# untiled kernel and two tiled (fused) ones.
+LIST_OUTPUT = """naive              rung 0  sm_80+  materialized S and P in global memory
+    BFloat16  head_dim any: untiled [default]
+mma                rung 3  sm_80+  tensor cores
+    BFloat16  head_dim 128: 128x32x128 (64 KiB smem) [default], 64x64x128 (80 KiB smem)
+wgmma_ws           rung 6  sm_90+  Hopper, warp-specialized
+    BFloat16  head_dim 128: 128x128x256 (225 KiB smem) [default]
+tiles are m_block_size x n_block_size x num_threads; [default] is used when no tile flag is given
+"""
+
+
 def stand_in(path: Path, log: Path, fail_when: str = "") -> Path:
     """An executable that appends its arguments to `log` as one line; exits 3 if they contain
-    `fail_when`."""
+    `fail_when`; answers --list as fa-bench would (LIST_OUTPUT)."""
     fail = f'case "$*" in *"{fail_when}"*) exit 3;; esac\n' if fail_when else ""
-    path.write_text(f'#!/usr/bin/env bash\necho "$*" >> "{log}"\n{fail}exit 0\n')
+    listing = f"if [[ $1 == --list ]]; then cat <<'EOF'\n{LIST_OUTPUT}EOF\nfi\n"
+    path.write_text(f'#!/usr/bin/env bash\necho "$*" >> "{log}"\n{listing}{fail}exit 0\n')
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
     return path
 
 
-def run_sweep(tmp_path, fail_when="", **env_vars):
+def run_sweep(tmp_path, fail_when="", options=(), kernels="naive,mma", **env_vars):
     """(the run, fa-bench's grid calls, its other calls, the peers.py calls, OUT_DIR)."""
     calls = tmp_path / "fa-bench.log"
     peer_calls = tmp_path / "python.log"
     fa_bench = stand_in(tmp_path / "fa-bench", calls, fail_when)
     python = stand_in(tmp_path / "python", peer_calls)
     out = tmp_path / "out"
-    env = dict(os.environ, PYTHON=str(python), KERNELS="naive,mma", **env_vars)
-    for name in ("PEERS_ARGS", "FA_BENCH_ARGS", "PEERS"):
+    env = dict(os.environ, PYTHON=str(python), **env_vars)
+    if kernels is not None:
+        env["KERNELS"] = kernels
+    else:
+        env.pop("KERNELS", None)
+    for name in ("PEERS_ARGS", "FA_BENCH_ARGS", "PEERS", "CALIBRATE"):
         if name not in env_vars:
             env.pop(name, None)
-    done = subprocess.run(["bash", str(SWEEP), str(fa_bench), str(out)], capture_output=True, text=True, env=env)
+    done = subprocess.run(["bash", str(SWEEP), *options, str(fa_bench), str(out)], capture_output=True, text=True,
+                          env=env)
     read = lambda p: p.read_text().splitlines() if p.exists() else []  # noqa: E731
     grid = [c for c in read(calls) if "--batch_size" in c]
     other = [c for c in read(calls) if "--batch_size" not in c]
@@ -113,3 +134,129 @@ def test_peers_get_the_commit_fa_bench_stamped(tmp_path):
     done = subprocess.run(["bash", str(SWEEP), str(fa_bench), str(out)], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     assert seen.read_text().split() == ["feedc0ffee12"]
+
+
+# ----------------------------------------------------------------------------------------------
+# The decode grid
+# ----------------------------------------------------------------------------------------------
+
+def problems_of_call(call: str) -> set[tuple]:
+    """The problems one fa-bench call sweeps: the cartesian product of its comma lists, as
+    (B, H, H_kv, Sq, Sk, D, causal) (H_kv = H when the call gives none)."""
+    lists = {name: [int(v) for v in flag(call, f"--{name}").split(",")]
+             for name in ("batch_size", "num_head", "seqlen_q", "seqlen_k", "head_dim", "causal")}
+    kv = [int(v) for v in flag(call, "--num_head_kv").split(",")] if "--num_head_kv" in call.split() else [0]
+    return {(b, h, k or h, sq, sk, d, bool(c)) for b, h, k, sq, sk, d, c in itertools.product(
+        lists["batch_size"], lists["num_head"], kv, lists["seqlen_q"], lists["seqlen_k"], lists["head_dim"],
+        lists["causal"])}
+
+
+def decode_problems() -> set[tuple]:
+    return {(p.batch, p.num_head, p.num_head_kv, p.seqlen_q, p.seqlen_k, p.head_dim, p.causal)
+            for p in decode_grid(["BFloat16"])}
+
+
+def test_decode_sweep_runs_peers_decode_grid_with_the_fused_kernels_and_a_calibrated_ceiling(tmp_path):
+    done, calls, other, peer_calls, out = run_sweep(tmp_path, options=["--grid", "decode"], kernels=None)
+    assert done.returncode == 0, done.stderr
+    peaks = str(out / "peaks.csv")
+    # --list read for the kernels, --schema saved, then the copy ceiling calibrated before any row.
+    assert other == ["--list", "--schema", f"--calibrate --peaks_file {peaks}"]
+    assert len(calls) == 5
+    covered = [problems_of_call(c) for c in calls]
+    assert sum(len(c) for c in covered) == len(decode_problems())  # no problem twice
+    assert set().union(*covered) == decode_problems()
+    for call in calls:
+        # naive (untiled) is left out by default; the list comes from fa-bench --list.
+        assert flag(call, "--kernel") == "mma,wgmma_ws" and flag(call, "--dtype") == "BFloat16"
+        assert flag(call, "--csv") == str(out / "decode.csv") and flag(call, "--peaks_file") == peaks
+    assert peer_calls == [f"{REPO_ROOT}/scripts/peers.py --grid decode --num_splits 0,1 --backends auto "
+                          f"--fa-bench {tmp_path / 'fa-bench'} --csv {out / 'decode.csv'} --check"]
+    assert "--plots decode" in done.stdout
+
+
+def test_decode_sweep_takes_kernels_and_calibrate_from_the_environment(tmp_path):
+    done, calls, other, peer_calls, _ = run_sweep(tmp_path, options=["--grid=decode"], kernels="mma",
+                                                  CALIBRATE="0", PEERS="fa2,cudnn,fa4", PEERS_ARGS="")
+    assert done.returncode == 0, done.stderr
+    assert other == ["--schema"]  # neither --list (KERNELS given) nor --calibrate
+    assert all(flag(c, "--kernel") == "mma" and "--peaks_file" not in c for c in calls)
+    assert flag(peer_calls[0], "--backends") == "fa2,cudnn,fa4" and "--check" not in peer_calls[0]
+
+
+def test_decode_dry_run_prints_the_steps_and_runs_nothing(tmp_path):
+    done, calls, other, peer_calls, out = run_sweep(tmp_path, options=["--dry-run", "--grid", "decode"],
+                                                    kernels=None)
+    assert done.returncode == 0, done.stderr
+    assert calls == [] and peer_calls == [] and other == ["--list"]  # only asked which kernels are fused
+    assert not out.exists()
+    steps = [line[2:] for line in done.stdout.splitlines() if line.startswith("+ ")]
+    assert len(steps) == 8  # schema, calibrate, 5 fa-bench calls, peers.py
+    assert steps[0] == f"{tmp_path / 'fa-bench'} --schema > {out / 'schema.json'}"
+    assert sum("--kernel mma,wgmma_ws" in s for s in steps) == 5
+    assert "sweep.sh: dry run, 8 steps; nothing was run" in done.stdout
+
+
+def test_fa2_sweep_is_the_default_grid_and_calibrates_only_when_asked(tmp_path):
+    done, calls, other, _, out = run_sweep(tmp_path, CALIBRATE="1")
+    assert done.returncode == 0, done.stderr
+    assert len(calls) == 13 and other == ["--schema", f"--calibrate --peaks_file {out / 'peaks.csv'}"]
+    assert all(flag(c, "--peaks_file") == str(out / "peaks.csv") for c in calls)
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--grid", "prefill"], "--grid prefill: choose fa2 or decode"),
+    (["--grid"], "--grid needs a value: fa2 or decode (--help)"),
+    (["--decode"], "unknown option --decode (--help)"),
+    (["a", "b", "c"], "at most two arguments, FA_BENCH and OUT_DIR; got 3 (--help)"),
+])
+def test_bad_arguments_exit_2_with_one_line(tmp_path, args, message):
+    done = subprocess.run(["bash", str(SWEEP), *args], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.strip() == f"sweep.sh: {message}"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_bad_calibrate_value_exits_2(tmp_path):
+    done, calls, *_ = run_sweep(tmp_path, options=["--grid", "decode"], CALIBRATE="yes")
+    assert done.returncode == 2 and "CALIBRATE=yes: 0 or 1" in done.stderr and calls == []
+
+
+def test_help_describes_both_grids():
+    done = subprocess.run(["bash", str(SWEEP), "--help"], capture_output=True, text=True)
+    assert done.returncode == 0
+    for text in ("--grid fa2|decode", "--dry-run", "decode.csv", "CALIBRATE", "--num_splits 0,1"):
+        assert text in done.stdout, text
+
+
+def test_decode_sweep_with_the_real_fa_bench_writes_one_analytic_row_per_decode_problem(tmp_path, schema):
+    # The GPU hidden, fa-bench writes each problem's analytic row: the calls' problems as fa-bench
+    # itself reads the flags (and its default kernel list, from its own --list).
+    log = tmp_path / "python.log"
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="", CALIBRATE="0", PYTHON=str(stand_in(tmp_path / "python", log)))
+    env.pop("KERNELS", None)
+    env.pop("FA_BENCH_ARGS", None)
+    out = tmp_path / "out"
+    done = subprocess.run(["bash", str(SWEEP), "--grid", "decode", str(schema.fa_bench), str(out)],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    with (out / "decode.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    got = [(int(r["batch_size"]), int(r["num_head"]), int(r["num_head_kv"]), int(r["seqlen_q"]), int(r["seqlen_k"]),
+            int(r["head_dim"]), r["is_causal"] == "1") for r in rows]
+    assert len(got) == len(set(got)) and set(got) == decode_problems()
+    steps = [line for line in done.stdout.splitlines() if line.startswith("+ ") and "--kernel" in line]
+    assert len({flag(step, "--kernel") for step in steps}) == 1
+    fused = [k["slug"] for k in schema.kernels if all(i["m_block_size"] > 0 for i in k["instances"])]
+    assert flag(steps[0], "--kernel").split(",") == fused and len(fused) < len(schema.kernels)
+
+
+def test_decode_sweep_defaults_to_a_folder_of_its_own(tmp_path):
+    # Without OUT_DIR: results/<gpu>/decode, so the fa2 sweep's schema.json beside ladder.csv stays.
+    fa_bench = stand_in(tmp_path / "fa-bench", tmp_path / "fa-bench.log")
+    for options, folder in ((["--grid", "decode"], "/decode"), ([], "")):
+        done = subprocess.run(["bash", str(SWEEP), "--dry-run", *options, str(fa_bench)], capture_output=True,
+                              text=True)
+        assert done.returncode == 0, done.stderr
+        schema_step = done.stdout.splitlines()[0]
+        assert schema_step.startswith(f"+ {fa_bench} --schema > {REPO_ROOT}/results/")
+        assert schema_step.endswith(f"{folder}/schema.json") and ("/decode/" in schema_step) == bool(folder)
