@@ -24,6 +24,9 @@ struct KernelInfo {
     // Built for an architecture-specific target (sm_90a: wgmma, setmaxnreg): such code runs on
     // compute capability min_sm exactly, not on later GPUs.
     bool arch_specific = false;
+    // Why the kernel's own launch or index arithmetic cannot take a problem that passed the
+    // command line's limits (empty: it can); null: no limit of its own.
+    std::string (*problem_limit)(const ProblemShape&) = nullptr;
 };
 
 const std::vector<KernelInfo>& kernel_registry();
