@@ -110,14 +110,16 @@ const std::vector<std::string>& csv_columns() {
     return kNames;
 }
 
+std::vector<std::string> csv_cells(const ResultRow& r) {
+    std::vector<std::string> cells;
+    for (const CsvColumn& c : csv_column_table()) cells.push_back(c.cell(r));
+    return cells;
+}
+
 std::string csv_line(const ResultRow& r) {
+    const std::vector<std::string> cells = csv_cells(r);
     std::string line;
-    bool first = true;
-    for (const CsvColumn& c : csv_column_table()) {
-        if (!first) line += ',';
-        first = false;
-        line += csv_quote(c.cell(r));
-    }
+    for (std::size_t i = 0; i < cells.size(); ++i) line += (i ? "," : "") + csv_quote(cells[i]);
     return line;
 }
 

@@ -54,7 +54,8 @@ struct CsvColumn {
 const std::vector<CsvColumn>& csv_column_table();
 const std::vector<std::string>& csv_columns();  // the names of csv_column_table(), in order
 std::string csv_quote(const std::string& field);  // RFC 4180: quote if , " CR or LF; double the quotes
-std::string csv_line(const ResultRow& row);
+std::vector<std::string> csv_cells(const ResultRow& row);  // one unquoted cell per csv_columns() entry
+std::string csv_line(const ResultRow& row);                 // the cells quoted and joined, no line end
 
 // Appends rows to `path`, writing the header first if the file is new or empty. Returns an
 // error message, or an empty string.
