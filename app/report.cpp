@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 
 namespace fa {
 
@@ -34,7 +33,7 @@ const std::vector<CsvColumn>& csv_column_table() {
         {"driver_version", "NVIDIA driver (NVML), else the CUDA driver API version",
          [](R r) { return r.prov.driver_version; }},
         {"cuda_runtime", "CUDA runtime version", [](R r) { return r.prov.cuda_runtime; }},
-        {"kernel", "registry slug of the kernel (a peer's name on peers.py rows; (analytic) without a GPU)",
+        {"kernel", "registry slug of the kernel (a peer's name on peers.py rows)",
          [](R r) { return r.kernel; }},
         {"dtype", "element type of Q, K, V and O: Float16, BFloat16 or Float32", [](R r) { return r.dtype; }},
         {"layout", "tensor layout: bshd (batch, seqlen, heads, head_dim) or bhsd", [](R r) { return r.layout; }},
@@ -83,14 +82,14 @@ const std::vector<CsvColumn>& csv_column_table() {
         {"model_bytes", "napkin-model DRAM bytes of the tile that ran, no L2 reuse (seed 003)",
          [](R r) { return num(r.model_bytes, r.modeled); }},
         {"bound_ms", "max(flops / peak_tflops, model_bytes / peak_gbs, exponentials / SFU rate), ms",
-         [](R r) { return num(r.bound_ms, r.modeled); }},
+         [](R r) { return num(r.bound_ms, r.bounded); }},
         {"pct_of_bound", "bound_ms / median time, % (100: at the bound)",
-         [](R r) { return num(r.pct_of_bound, r.modeled && r.timed); }},
+         [](R r) { return num(r.pct_of_bound, r.bounded && r.timed); }},
         {"bound_term", "the largest term of the bound", [](R r) { return r.bound_term; }},
         {"peak_source", "where the peaks came from: calibrated:<when>, table:<gpu> or derived",
          [](R r) { return r.peak_source; }},
-        {"peak_tflops", "matmul ceiling the bound used, TFLOP/s", [](R r) { return num(r.peak_tflops, r.modeled); }},
-        {"peak_gbs", "DRAM ceiling the bound used, GB/s", [](R r) { return num(r.peak_gbs, r.modeled); }},
+        {"peak_tflops", "matmul ceiling the bound used, TFLOP/s", [](R r) { return num(r.peak_tflops, r.bounded); }},
+        {"peak_gbs", "DRAM ceiling the bound used, GB/s", [](R r) { return num(r.peak_gbs, r.bounded); }},
         {"smem_per_cta", "dynamic shared memory per CTA, bytes", [](R r) { return count(r.smem_per_cta); }},
         {"regs_per_thread", "registers per thread (cudaFuncGetAttributes)",
          [](R r) { return count(r.regs_per_thread); }},
@@ -123,23 +122,6 @@ std::string csv_line(const ResultRow& r) {
     return line;
 }
 
-std::string append_csv(const std::string& path, const std::vector<ResultRow>& rows) {
-    bool need_header = true;
-    {
-        std::ifstream in(path, std::ios::binary | std::ios::ate);
-        if (in && in.tellg() > 0) need_header = false;
-    }
-    std::ofstream out(path, std::ios::app);
-    if (!out) return fmt::format("--csv {}: cannot open the file for appending", path);
-    if (need_header) {
-        std::string header;
-        for (const std::string& c : csv_columns()) header += (header.empty() ? "" : ",") + c;
-        out << header << '\n';
-    }
-    for (const ResultRow& r : rows) out << csv_line(r) << '\n';
-    return out ? std::string() : fmt::format("--csv {}: write failed", path);
-}
-
 namespace {
 constexpr const char* kTableFmt =
     "{:<17} {:<8} {:>3} {:>3} {:>6} {:>6} {:>4} {:>2} {:>11} {:>9} {:>6} {:>8} {:>8} {:>6} {:>8} {:>6}  {:<11} {:>8}  {}\n";
@@ -161,7 +143,7 @@ void print_table_row(std::FILE* out, const ResultRow& r) {
                r.head_dim, r.is_causal, tile_cell(r), timed(r.time_ms_median, 4), timed(r.noise_pct, 1),
                timed(r.tflops, 1), timed(r.bandwidth_gbs, 0), fmt::format("{:.1f}", r.arithmetic_intensity),
                fmt::format("{:.1f}", r.flops / 1e9),
-               r.modeled && r.timed ? fmt::format("{:.0f}", r.pct_of_bound) : "-", r.check,
+               r.bounded && r.timed ? fmt::format("{:.0f}", r.pct_of_bound) : "-", r.check,
                r.checked ? fmt::format("{:.2e}", r.rel_l2_err) : "-", r.note);
     std::fflush(out);
 }
@@ -183,7 +165,7 @@ void print_explain_row(std::FILE* out, const ResultRow& r) {
                opt(r.ctas_per_sm), r.waves > 0 ? fmt::format("{:.2f}", r.waves) : "-",
                r.modeled ? fmt::format("{:.1f}", r.model_bytes / 1e6) : "-",
                fmt::format("{:.1f}", r.compulsory_bytes / 1e6),
-               r.modeled ? fmt::format("{:.4f}", r.bound_ms) : "-", r.modeled ? r.bound_term : "-", r.note);
+               r.bounded ? fmt::format("{:.4f}", r.bound_ms) : "-", r.bounded ? r.bound_term : "-", r.note);
 }
 
 }  // namespace fa

@@ -33,8 +33,9 @@ struct ResultRow {
     std::string check;  // PASS, FAIL, SKIPPED (--skip_ref_check), UNSUPPORTED, n/a
     bool checked = false;
     double max_abs_err = 0, rel_l2_err = 0;
-    // The napkin model (seed 003) and the tile's resources; empty when unknown.
-    bool modeled = false;
+    // The napkin model (seed 003) and the tile's resources; empty when unknown. model_bytes needs
+    // only the problem and the tile (modeled); the bound needs a device's peaks (bounded).
+    bool modeled = false, bounded = false;
     double model_bytes = 0, bound_ms = 0, pct_of_bound = 0;
     std::string bound_term, peak_source;
     double peak_tflops = 0, peak_gbs = 0;  // the ceilings the bound used
@@ -56,10 +57,6 @@ const std::vector<std::string>& csv_columns();  // the names of csv_column_table
 std::string csv_quote(const std::string& field);  // RFC 4180: quote if , " CR or LF; double the quotes
 std::vector<std::string> csv_cells(const ResultRow& row);  // one unquoted cell per csv_columns() entry
 std::string csv_line(const ResultRow& row);                 // the cells quoted and joined, no line end
-
-// Appends rows to `path`, writing the header first if the file is new or empty. Returns an
-// error message, or an empty string.
-std::string append_csv(const std::string& path, const std::vector<ResultRow>& rows);
 
 // The stdout table: a header line, then one line per row as results arrive.
 void print_table_header(std::FILE* out);

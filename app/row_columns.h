@@ -18,8 +18,9 @@ ResultRow base_row(const Options& o, const Provenance& prov, const ProblemShape&
 // the CUDA runtime, left empty when it cannot tell).
 void fill_resources(const DeviceInfo& dev, const ProblemShape& p, const KernelInstance& inst, ResultRow* r);
 
-// The napkin model for a tile of `m_block` query rows (0: untiled) with the peaks of `dev`
-// (`cal` when calibrated); pct_of_bound too when the row is already timed. Nothing without a GPU.
+// The napkin model for a tile of `m_block` query rows (0: untiled): model_bytes always; the bound
+// with the peaks of `dev` (`cal` when calibrated) when there is a device, and pct_of_bound too
+// when the row is already timed.
 void fill_model(const DeviceInfo& dev, const Calibration* cal, const ProblemShape& p, int m_block, ResultRow* r);
 
 }  // namespace fa

@@ -72,3 +72,16 @@ TEST_CASE("plan_jobs: one job per kernel and tile, untiled kernels once, memory 
         CHECK(j.reason.find("GB of device memory") != std::string::npos);
     }
 }
+
+TEST_CASE("plan_jobs without a GPU: what is known statically, no memory check", "[plan]") {
+    fa::Options o;
+    o.kernels = {"tiled", "mma"};
+    o.dtypes = {fa::DType::Float32};
+    fa::Sweep s = fa::expand_sweep(o);
+    const fa::DeviceInfo none;  // present = false, free_bytes = 0
+    const std::vector<fa::Job> jobs = fa::plan_jobs(s.problems.front(), s, none, true);
+    REQUIRE(jobs.size() == 2);
+    CHECK(jobs[0].inst != nullptr);  // tiled has Float32 head_dim 128: runnable, no device memory asked
+    CHECK(jobs[1].inst == nullptr);  // mma has no Float32 instance
+    CHECK(jobs[1].reason.find("not instantiated for Float32 head_dim 128") == 0);
+}

@@ -1,9 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
+#include <vector>
 
 #include "report.h"
 
@@ -89,26 +87,4 @@ TEST_CASE("untimed rows leave the time columns empty", "[report]") {
             CHECK(fields[i].empty());
         }
     }
-}
-
-TEST_CASE("append_csv writes the header once", "[report]") {
-    const std::string path = "fa_bench_test_append.csv";
-    std::remove(path.c_str());
-    REQUIRE(fa::append_csv(path, {sample_row()}).empty());
-    REQUIRE(fa::append_csv(path, {sample_row(), sample_row()}).empty());
-    std::ifstream in(path);
-    std::string line;
-    int lines = 0, headers = 0;
-    while (std::getline(in, line)) {
-        ++lines;
-        if (line.rfind("timestamp,", 0) == 0) ++headers;
-    }
-    CHECK(lines == 4);
-    CHECK(headers == 1);
-    std::remove(path.c_str());
-}
-
-TEST_CASE("append_csv names the flag when the file cannot be opened", "[report]") {
-    const std::string e = fa::append_csv("/nonexistent-dir/x.csv", {sample_row()});
-    CHECK(e.find("--csv /nonexistent-dir/x.csv") != std::string::npos);
 }
