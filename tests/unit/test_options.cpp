@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -193,3 +195,20 @@ TEST_CASE("unparsable numbers are rejected by name", "[options]") {
     CHECK(p.message == "fa-bench: --batch_size four: must be a decimal integer (digits 0-9 only)");
 }
 
+// README's bad-input section lists every rule the table enforces, word for word.
+TEST_CASE("README lists every validation rule", "[options]") {
+    std::ifstream in(FA_SOURCE_DIR "/README.md");
+    REQUIRE(in);
+    std::stringstream text;
+    text << in.rdbuf();
+    for (const std::string& rule : fa::validation_rules()) {
+        INFO(rule);
+        CHECK(text.str().find(rule) != std::string::npos);
+    }
+}
+
+TEST_CASE("help prints usage and exits 0", "[options]") {
+    const Parsed p = parse({"--help"});
+    CHECK(p.code == 0);
+    CHECK(p.message.find("--seqlen_q") != std::string::npos);
+}
