@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <new>
 #include <stdexcept>
 
 #include "calibration_cache.h"
@@ -252,6 +253,11 @@ int run(const Options& o) {
         code = runner.run();
     } catch (const std::runtime_error& e) {
         fmt::print(stderr, "fa-bench: CUDA error: {}\n", e.what());
+        code = 1;
+    } catch (const std::bad_alloc&) {
+        // The check holds O and the FP32 reference on the host: about 10 bytes per element of Q.
+        fmt::print(stderr, "fa-bench: out of host memory (checking a problem keeps about 10 bytes per element of "
+                           "Q on the host; --skip_ref_check needs none)\n");
         code = 1;
     }
     if (o.csv.empty()) return code;
