@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -22,7 +24,42 @@ std::vector<std::string> split_tabs(const std::string& line) {
     return out;
 }
 
+// A cache is a few lines per GPU; a larger file is something else given by mistake.
+constexpr std::uintmax_t kMaxPeaksFileBytes = 1 << 20;
+
+// A positive number and nothing else (std::stod would take "12abc" as 12).
+bool positive_number(const std::string& s) {
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    return !s.empty() && end == s.c_str() + s.size() && v > 0 && std::isfinite(v);
+}
+
 }  // namespace
+
+std::string check_peaks_file(const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    if (!fs::exists(st)) return {};
+    if (fs::is_directory(st)) return "is a directory, not a peaks file";
+    if (!fs::is_regular_file(st)) return "is not a regular file";
+    if (const std::uintmax_t size = fs::file_size(path, ec); size > kMaxPeaksFileBytes)
+        return fmt::format("is {} bytes: not a peaks cache (a few lines per GPU)", size);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return "cannot be read";
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty() || line == kHeader) continue;
+        const std::vector<std::string> c = split_tabs(line);
+        if (c.size() != 5 || c[0].empty() || !positive_number(c[2]) || !positive_number(c[3]) ||
+            !positive_number(c[4]))
+            return fmt::format("line {} is not a peaks row (gpu, timestamp and three positive numbers, "
+                               "tab-separated; --calibrate writes them)",
+                               n);
+    }
+    return {};
+}
 
 std::string default_peaks_file() {
     if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/fa-bench/peaks.csv";

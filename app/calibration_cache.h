@@ -13,6 +13,11 @@ namespace fa {
 // $XDG_CACHE_HOME/fa-bench/peaks.csv, else $HOME/.cache/fa-bench/peaks.csv, else ./fa-bench-peaks.csv.
 std::string default_peaks_file();
 
+// Why `path` is not a peaks cache fa-bench can read (empty: it is, or it does not exist yet): a
+// directory or other non-file, an unreadable file, or a line that is neither the header nor a row
+// of a GPU name, a timestamp and three positive numbers, tab-separated (the line is named).
+std::string check_peaks_file(const std::string& path);
+
 // The row for `gpu` in `path`; false when the file or the row is missing or malformed.
 bool load_calibration(const std::string& path, const std::string& gpu, Calibration* out);
 

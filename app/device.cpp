@@ -1,6 +1,7 @@
 #include "device.h"
 
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <ctime>
@@ -12,6 +13,24 @@ namespace {
 
 std::string cuda_version_string(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
 
+// cudaGetDeviceCount's failure in words. The runtime reports a missing driver and a driver that
+// is too old with one code (cudaErrorInsufficientDriver, "CUDA driver version is insufficient"),
+// so whether libcuda loads at all tells them apart.
+std::string why_no_device(cudaError_t e) {
+    if (e == cudaErrorNoDevice) return "no CUDA device: the driver sees none (is CUDA_VISIBLE_DEVICES hiding them?)";
+    if (e == cudaErrorInsufficientDriver) {
+        void* lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+        if (lib == nullptr) return "no NVIDIA driver: libcuda.so.1 cannot be loaded";
+        dlclose(lib);
+        int driver = 0, runtime = 0;
+        cudaDriverGetVersion(&driver);
+        cudaRuntimeGetVersion(&runtime);
+        return fmt::format("the NVIDIA driver is too old: it supports CUDA {}, this fa-bench needs CUDA {}",
+                           cuda_version_string(driver), cuda_version_string(runtime));
+    }
+    return fmt::format("{} ({})", cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
 }  // namespace
 
 DeviceInfo query_device(int ordinal) {
@@ -20,7 +39,7 @@ DeviceInfo query_device(int ordinal) {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
-        d.why_absent = e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device";
+        d.why_absent = e != cudaSuccess ? why_no_device(e) : "no CUDA device: the driver sees none";
         cudaGetLastError();  // clear the sticky-free error so later calls start clean
         return d;
     }

@@ -10,17 +10,58 @@
 
 namespace fa {
 
-void print_kernel_list(std::FILE* out) {
+namespace {
+
+template <typename T>
+bool wanted(const std::vector<T>& filter, const T& value) {
+    return filter.empty() || std::find(filter.begin(), filter.end(), value) != filter.end();
+}
+
+bool instance_matches(const KernelInstance& inst, const ListFilter& f) {
+    if (!wanted(f.dtypes, inst.dtype)) return false;
+    if (f.head_dims.empty() || inst.head_dim == 0) return true;  // head_dim 0: any
+    return wanted(f.head_dims, inst.head_dim);
+}
+
+// The (dtype, head_dim) pairs the filter names that kernel `k` has no instance for.
+std::vector<std::string> missing_pairs(const KernelInfo& k, const ListFilter& f) {
+    std::vector<std::string> out;
+    auto has = [&](const DType* t, const int* d) {
+        for (const KernelInstance& inst : k.instances())
+            if ((t == nullptr || inst.dtype == *t) && (d == nullptr || inst.head_dim == 0 || inst.head_dim == *d))
+                return true;
+        return false;
+    };
+    if (!f.dtypes.empty() && !f.head_dims.empty()) {
+        for (DType t : f.dtypes)
+            for (int d : f.head_dims)
+                if (!has(&t, &d)) out.push_back(fmt::format("{:<9} head_dim {}", dtype_name(t), d));
+    } else if (!f.dtypes.empty()) {
+        for (DType t : f.dtypes)
+            if (!has(&t, nullptr)) out.push_back(fmt::format("{:<9}", dtype_name(t)));
+    } else {
+        for (int d : f.head_dims)
+            if (!has(nullptr, &d)) out.push_back(fmt::format("head_dim {}", d));
+    }
+    return out;
+}
+
+}  // namespace
+
+void print_kernel_list(std::FILE* out, const ListFilter& filter) {
     // One line per (dtype, head_dim) so the list stays short.
     struct Group {
         std::string key;
         std::string line;
         bool has_portable = false;  // a row without only_sm was seen (the first one is a default)
     };
+    const bool all = filter.kernels.empty() || filter.kernels.front() == "all";
     for (const KernelInfo& k : kernel_registry()) {
+        if (!all && !wanted(filter.kernels, std::string(k.slug))) continue;
         fmt::print(out, "{:<18} rung {}  sm_{}+  {}\n", k.slug, k.rung, k.min_sm, k.title);
         std::vector<Group> groups;
         for (const KernelInstance& inst : k.instances()) {
+            if (!instance_matches(inst, filter)) continue;
             const std::string key =
                 fmt::format("{:<9} head_dim {}", dtype_name(inst.dtype), inst.head_dim ? std::to_string(inst.head_dim) : "any");
             std::string tile = inst.tile.m_block_size ? fmt::format("{}x{}x{} ({} KiB smem)", inst.tile.m_block_size,
@@ -43,6 +84,7 @@ void print_kernel_list(std::FILE* out) {
             g->line += tile;
         }
         for (const Group& g : groups) fmt::print(out, "    {}\n", g.line);
+        for (const std::string& pair : missing_pairs(k, filter)) fmt::print(out, "    {}: not instantiated\n", pair);
     }
     fmt::print(out, "tiles are m_block_size x n_block_size x num_threads; [default] is used when no tile flag is given\n");
 }

@@ -1,11 +1,12 @@
 // fa-bench's command line: the CuTe DSL example's flags (same names and defaults) plus the
 // benchmarking-tool flags. Every shape/tile flag takes a comma list; the runner sweeps the
-// cartesian product.
+// cartesian product. options.cpp validates every value once, up front, from one table of flags.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fa/problem.h"
@@ -18,6 +19,24 @@ struct ExampleTile {
     int m_block_size, n_block_size, num_threads;
 };
 inline constexpr ExampleTile kExampleTile{128, 64, 128};
+
+// Upper bounds of the size flags, each from a limit of the code that consumes the value
+// (README: Limits).
+// Sequence lengths: the kernels count rows in int (m_start + m_block_size, seqlen + tile - 1).
+inline constexpr int kMaxSeqlen = 1 << 30;
+// Heads: rung 3 forms a thread's K/V copy offset (rows per copy pass x num_head x head_dim) in int,
+// at most 16 x 2^20 x 64 = 2^30 at this bound (lib/kernels/03_mma.cu).
+inline constexpr int kMaxHeads = 1 << 20;
+// Largest head_dim any rung instantiates (and the GPU reference's shared-memory row).
+inline constexpr int kMaxHeadDim = 256;
+// CUDA's limit on threads per block.
+inline constexpr int kMaxThreadsPerBlock = 1024;
+// Launch counts (--iterations, --min_samples, --warmup_iterations): every timed launch's time is
+// kept and sorted for the row's summary; the bound keeps a mistyped count (extra zeros) from
+// becoming a row that does not end.
+inline constexpr int kMaxIterations = 1000000;
+// CUDA's limit on blocks in grid.x: the tiled rungs fold query tiles x heads x batch into it.
+inline constexpr long long kMaxGridCtas = 2147483647LL;
 
 struct Options {
     // --- the example's flags ---
@@ -66,11 +85,20 @@ struct Options {
     double max_noise = StoppingRule{}.max_noise_pct;
     double max_time = StoppingRule{}.max_time_s;
 
+    // The flags given on the command line (names without "--"), in the order of the flag table.
+    std::vector<std::string> given;
+
     bool tile_given() const { return !m_block_size.empty() || !n_block_size.empty() || !num_threads.empty(); }
+    bool was_given(std::string_view flag) const;
 };
 
-// Parses argv. Returns 0 to go on, or the process exit code (0 after --help/--version, 2 after
-// a bad value) with `message` holding what to print: one line naming the flag and the rule.
+// Parses and validates argv. Returns 0 to go on, or the process exit code (0 after --help or
+// --version, 2 after bad input) with `message` holding what to print: for bad input one line,
+// "fa-bench: --flag value: rule".
 int parse_options(int argc, const char* const* argv, Options* opts, std::string* message);
+
+// One line per rule parse_options enforces, in the order it checks them (README's bad-input
+// section lists the same rules; a unit test keeps the two in step).
+const std::vector<std::string>& validation_rules();
 
 }  // namespace fa

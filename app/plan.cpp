@@ -82,7 +82,8 @@ std::vector<Job> plan_jobs(const ProblemShape& p, const Sweep& sweep, const Devi
                 if (k->workspace_bytes) j.kernel_workspace = k->workspace_bytes(p);
                 j.workspace = (j.kernel_workspace + 255) / 256 * 256 + splitkv_workspace_bytes(p, j.plan.num_splits);
             }
-            if (j.inst && io + ref + j.workspace + reserve > dev.free_bytes) {
+            // Without a device nothing is allocated, so there is no memory to check.
+            if (j.inst && dev.present && io + ref + j.workspace + reserve > dev.free_bytes) {
                 j.reason = fmt::format("needs {:.1f} GB of device memory ({:.1f} GB workspace), {:.1f} GB free",
                                        (io + ref + j.workspace + reserve) / 1e9, j.workspace / 1e9,
                                        dev.free_bytes / 1e9);

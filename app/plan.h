@@ -34,7 +34,8 @@ struct Job {
 
 // One Job per (kernel, tile) of the sweep for problem `p` on `dev`; a kernel without tiles gets
 // one Job for the whole tile sweep. `with_reference`: the FP32 reference output will be
-// allocated too, so it counts against the device's free memory.
+// allocated too, so it counts against the device's free memory. Without a device (dev.present
+// false) only what is known statically is checked: instances, tiles, the kernels' own limits.
 std::vector<Job> plan_jobs(const ProblemShape& p, const Sweep& sweep, const DeviceInfo& dev, bool with_reference);
 
 // Up-front rules that need the kernels' tiles (checked before anything runs, README: bad input):

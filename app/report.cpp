@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
 
 namespace fa {
 
@@ -37,7 +36,7 @@ const std::vector<CsvColumn>& csv_column_table() {
         {"driver_version", "NVIDIA driver (NVML), else the CUDA driver API version",
          [](R r) { return r.prov.driver_version; }},
         {"cuda_runtime", "CUDA runtime version", [](R r) { return r.prov.cuda_runtime; }},
-        {"kernel", "registry slug of the kernel (a peer's name on peers.py rows; (analytic) without a GPU)",
+        {"kernel", "registry slug of the kernel (a peer's name on peers.py rows)",
          [](R r) { return r.kernel; }},
         {"dtype", "element type of Q, K, V and O: Float16, BFloat16 or Float32", [](R r) { return r.dtype; }},
         {"layout", "tensor layout: bshd (batch, seqlen, heads, head_dim) or bhsd", [](R r) { return r.layout; }},
@@ -61,7 +60,7 @@ const std::vector<CsvColumn>& csv_column_table() {
         {"num_splits", "split-KV chunks the launch used (1: off; --num_splits 0 lets the heuristic choose)",
          [](R r) { return count(r.num_splits); }},
         {"pack_gqa", "1: the query heads of a K/V head shared row blocks (packed GQA)",
-         [](R r) { return r.num_splits > 0 ? std::to_string(r.pack_gqa) : std::string(); }},
+         [](R r) { return r.pack_gqa >= 0 ? std::to_string(r.pack_gqa) : std::string(); }},
         {"warmup_iterations", "untimed launches before timing (--warmup_iterations, more to fill the warm-up time)",
          [](R r) { return std::to_string(r.warmup_iterations); }},
         {"iterations",
@@ -127,16 +126,16 @@ const std::vector<CsvColumn>& csv_column_table() {
         {"model_bytes", "napkin-model DRAM bytes of the tile that ran, no L2 reuse (seed 003)",
          [](R r) { return num(r.model_bytes, r.modeled); }},
         {"bound_ms", "max(flops / peak_tflops, model_bytes / peak_gbs, exponentials / SFU rate), ms",
-         [](R r) { return num(r.bound_ms, r.modeled); }},
+         [](R r) { return num(r.bound_ms, r.bounded); }},
         {"pct_of_bound", "bound_ms / median time, % (100: at the bound)",
-         [](R r) { return num(r.pct_of_bound, r.modeled && r.timed); }},
+         [](R r) { return num(r.pct_of_bound, r.bounded && r.timed); }},
         {"bound_term", "the largest term of the bound", [](R r) { return r.bound_term; }},
         {"peak_source", "where the peaks came from: calibrated:<when>, table:<gpu> or derived",
          [](R r) { return r.peak_source; }},
-        {"peak_tflops", "matmul ceiling the bound used, TFLOP/s", [](R r) { return num(r.peak_tflops, r.modeled); }},
-        {"peak_gbs", "DRAM ceiling the bound used, GB/s", [](R r) { return num(r.peak_gbs, r.modeled); }},
+        {"peak_tflops", "matmul ceiling the bound used, TFLOP/s", [](R r) { return num(r.peak_tflops, r.bounded); }},
+        {"peak_gbs", "DRAM ceiling the bound used, GB/s", [](R r) { return num(r.peak_gbs, r.bounded); }},
         {"pct_of_copy", "bandwidth_gbs / peak_gbs, %: compulsory bytes against the copy ceiling (decode's metric)",
-         [](R r) { return num(r.pct_of_copy, r.modeled && r.timed); }},
+         [](R r) { return num(r.pct_of_copy, r.bounded && r.timed); }},
         {"smem_per_cta", "dynamic shared memory per CTA, bytes", [](R r) { return count(r.smem_per_cta); }},
         {"regs_per_thread", "registers per thread (cudaFuncGetAttributes)",
          [](R r) { return count(r.regs_per_thread); }},
@@ -156,32 +155,17 @@ const std::vector<std::string>& csv_columns() {
     return kNames;
 }
 
-std::string csv_line(const ResultRow& r) {
-    std::string line;
-    bool first = true;
-    for (const CsvColumn& c : csv_column_table()) {
-        if (!first) line += ',';
-        first = false;
-        line += csv_quote(c.cell(r));
-    }
-    return line;
+std::vector<std::string> csv_cells(const ResultRow& r) {
+    std::vector<std::string> cells;
+    for (const CsvColumn& c : csv_column_table()) cells.push_back(c.cell(r));
+    return cells;
 }
 
-std::string append_csv(const std::string& path, const std::vector<ResultRow>& rows) {
-    bool need_header = true;
-    {
-        std::ifstream in(path, std::ios::binary | std::ios::ate);
-        if (in && in.tellg() > 0) need_header = false;
-    }
-    std::ofstream out(path, std::ios::app);
-    if (!out) return fmt::format("--csv {}: cannot open the file for appending", path);
-    if (need_header) {
-        std::string header;
-        for (const std::string& c : csv_columns()) header += (header.empty() ? "" : ",") + c;
-        out << header << '\n';
-    }
-    for (const ResultRow& r : rows) out << csv_line(r) << '\n';
-    return out ? std::string() : fmt::format("--csv {}: write failed", path);
+std::string csv_line(const ResultRow& r) {
+    const std::vector<std::string> cells = csv_cells(r);
+    std::string line;
+    for (std::size_t i = 0; i < cells.size(); ++i) line += (i ? "," : "") + csv_quote(cells[i]);
+    return line;
 }
 
 namespace {
@@ -191,9 +175,11 @@ constexpr const char* kTableFmt =
 std::string tile_cell(const ResultRow& r) {
     return r.m_block_size ? fmt::format("{}x{}x{}", r.m_block_size, r.n_block_size, r.num_threads) : "-";
 }
-// Split-KV chunks, "p" appended when GQA heads were packed into the row blocks.
+// Split-KV chunks, "p" appended when GQA heads were packed into the row blocks; "?" for a planned
+// launch whose split count is unknown (the heuristic without a device), "-" for no plan.
 std::string splits_cell(const ResultRow& r) {
-    return r.num_splits > 0 ? fmt::format("{}{}", r.num_splits, r.pack_gqa ? "p" : "") : "-";
+    if (r.pack_gqa < 0) return "-";
+    return fmt::format("{}{}", r.num_splits > 0 ? std::to_string(r.num_splits) : "?", r.pack_gqa == 1 ? "p" : "");
 }
 }  // namespace
 
@@ -211,9 +197,9 @@ void print_table_row(std::FILE* out, const ResultRow& r) {
     fmt::print(out, fmt::runtime(kTableFmt), r.kernel, r.dtype, r.batch_size, r.num_head, r.num_head_kv, r.seqlen_q,
                r.seqlen_k, r.head_dim, r.is_causal, tile_cell(r), splits_cell(r), timed(r.time_ms_median, 4),
                timed(r.noise_pct, 1), r.timed ? std::to_string(r.iterations) : "-", timed(r.tflops, 1),
-               timed(r.bandwidth_gbs, 0), r.modeled && r.timed ? fmt::format("{:.0f}", r.pct_of_copy) : "-",
+               timed(r.bandwidth_gbs, 0), r.bounded && r.timed ? fmt::format("{:.0f}", r.pct_of_copy) : "-",
                fmt::format("{:.1f}", r.arithmetic_intensity), fmt::format("{:.1f}", r.flops / 1e9),
-               r.modeled && r.timed ? fmt::format("{:.0f}", r.pct_of_bound) : "-",
+               r.bounded && r.timed ? fmt::format("{:.0f}", r.pct_of_bound) : "-",
                clocked ? fmt::format("{:.0f}", r.sm_clock_mean_mhz) : "-", r.check,
                r.checked ? fmt::format("{:.2e}", r.rel_l2_err) : "-", r.flags.empty() ? "-" : r.flags, r.note);
     std::fflush(out);
@@ -238,7 +224,7 @@ void print_explain_row(std::FILE* out, const ResultRow& r) {
                opt(r.ctas_per_sm), r.waves > 0 ? fmt::format("{:.2f}", r.waves) : "-",
                r.modeled ? fmt::format("{:.1f}", r.model_bytes / 1e6) : "-",
                fmt::format("{:.1f}", r.compulsory_bytes / 1e6),
-               r.modeled ? fmt::format("{:.4f}", r.bound_ms) : "-", r.modeled ? r.bound_term : "-", r.note);
+               r.bounded ? fmt::format("{:.4f}", r.bound_ms) : "-", r.bounded ? r.bound_term : "-", r.note);
 }
 
 }  // namespace fa

@@ -25,7 +25,7 @@ struct ResultRow {
     int batch_size = 0, seqlen_q = 0, seqlen_k = 0, num_head = 0, head_dim = 0, is_causal = 0;
     int num_head_kv = 0;  // K/V heads (= num_head without GQA)
     int num_splits = 0;   // split-KV chunks the launch used (0: unknown / not planned, 1: off)
-    int pack_gqa = 0;     // 1: query heads of a K/V head shared row blocks
+    int pack_gqa = -1;    // 1: query heads of a K/V head shared row blocks, 0: not; -1: not planned
     double softmax_scale = 0;
     int m_block_size = 0, n_block_size = 0, num_threads = 0;  // 0: not a tiled kernel (empty cell)
     int warmup_iterations = 0, iterations = 0, use_cold_l2 = 0;
@@ -50,8 +50,9 @@ struct ResultRow {
     double max_abs_err = 0, rel_l2_err = 0;
     bool lse_checked = false;  // the kernel wrote the row LSE and it was compared
     double lse_max_abs_err = 0;
-    // The napkin model (seed 003) and the tile's resources; empty when unknown.
-    bool modeled = false;
+    // The napkin model (seed 003) and the tile's resources; empty when unknown. model_bytes needs
+    // only the problem and the tile (modeled); the bound needs a device's peaks (bounded).
+    bool modeled = false, bounded = false;
     double model_bytes = 0, bound_ms = 0, pct_of_bound = 0;
     std::string bound_term, peak_source;
     double peak_tflops = 0, peak_gbs = 0;  // the ceilings the bound used
@@ -72,11 +73,8 @@ struct CsvColumn {
 const std::vector<CsvColumn>& csv_column_table();
 const std::vector<std::string>& csv_columns();  // the names of csv_column_table(), in order
 std::string csv_quote(const std::string& field);  // RFC 4180: quote if , " CR or LF; double the quotes
-std::string csv_line(const ResultRow& row);
-
-// Appends rows to `path`, writing the header first if the file is new or empty. Returns an
-// error message, or an empty string.
-std::string append_csv(const std::string& path, const std::vector<ResultRow>& rows);
+std::vector<std::string> csv_cells(const ResultRow& row);  // one unquoted cell per csv_columns() entry
+std::string csv_line(const ResultRow& row);                 // the cells quoted and joined, no line end
 
 // The stdout table: a header line, then one line per row as results arrive.
 void print_table_header(std::FILE* out);

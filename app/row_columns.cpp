@@ -62,17 +62,18 @@ void fill_resources(const DeviceInfo& dev, const KernelInstance& inst, const Lau
 
 void fill_model(const DeviceInfo& dev, const Calibration* cal, const ProblemShape& p, int m_block,
                 const LaunchPlan& plan, ResultRow* r) {
+    r->model_bytes = model_bytes(p, m_block, plan.pack_gqa, plan.num_splits);
+    r->modeled = true;
     if (!dev.present) return;
     const Peaks pk = peaks_for(dev.name, dev.sm / 10, dev.sm_count, dev.sm_clock_mhz, dev.mem_clock_mhz,
                                dev.bus_width_bits, p.dtype, cal);
-    r->model_bytes = model_bytes(p, m_block, plan.pack_gqa, plan.num_splits);
     const Bound b = napkin_bound(r->flops, r->model_bytes, model_exponentials(p), pk);
     r->bound_ms = b.ms;
     r->bound_term = b.term;
     r->peak_source = pk.source;
     r->peak_tflops = pk.matmul_tflops;
     r->peak_gbs = pk.dram_gbs;
-    r->modeled = true;
+    r->bounded = true;
     if (r->timed && r->time_ms_median > 0) r->pct_of_bound = 100.0 * b.ms / r->time_ms_median;
     if (r->timed && pk.dram_gbs > 0) r->pct_of_copy = 100.0 * r->bandwidth_gbs / pk.dram_gbs;
 }

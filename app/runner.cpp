@@ -1,8 +1,10 @@
-// The runner: plans the sweep (plan.h), and for each problem allocates its tensors (tensors.h),
-// then per runnable (kernel, problem) checks the output against the FP32 reference and times the
-// launches (timing.h) while NVML's clocks are sampled (clock_sampler.h); every row is printed and
-// appended to the CSV as soon as it is finished, and the run ends naming the rows whose time
-// deserves less trust (slowed clocks, power or thermal caps, noise target not met).
+// The runner: plans the whole sweep first (plan.h), so that what cannot run, or may not, is known
+// before anything runs; then for each problem allocates its tensors (tensors.h) and per runnable
+// (kernel, problem) checks the output against the FP32 reference and times the launches
+// (timing.h) while NVML's clocks are sampled (clock_sampler.h); every row is printed and appended
+// to the CSV as soon as it is finished, and the run ends naming the rows whose time deserves less
+// trust (slowed clocks, power or thermal caps, noise target not met). Without a GPU it prints,
+// per (kernel, problem), what is known statically.
 #include "runner.h"
 
 #include <cuda_runtime.h>
@@ -11,14 +13,17 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <new>
 #include <stdexcept>
 
 #include "calibration_cache.h"
+#include "csv_writer.h"
 #include "device.h"
 #include "kernel_list.h"
 #include "nvml.h"
 #include "nvtx.h"
 #include "plan.h"
+#include "progress.h"
 #include "report.h"
 #include "row_columns.h"
 #include "tensors.h"
@@ -27,9 +32,20 @@
 namespace fa {
 namespace {
 
+// The sweep's problems, each with its jobs, planned before anything runs.
+struct PlannedProblem {
+    ProblemShape problem;
+    std::vector<Job> jobs;
+};
+
+// A failed CSV write ends the sweep: the rows already written stay, nothing later is measured
+// for a file that cannot take it.
+struct CsvFailed {};
+
 class Runner {
   public:
-    Runner(const Options& o, const DeviceInfo& dev) : o_(o), dev_(dev), prov_(make_provenance(dev)) {
+    Runner(const Options& o, const DeviceInfo& dev, CsvWriter* csv)
+        : o_(o), dev_(dev), prov_(make_provenance(dev)), csv_(csv) {
         const std::string path = o.peaks_file.empty() ? default_peaks_file() : o.peaks_file;
         calibrated_ = dev.present && load_calibration(path, dev.name, &cal_);
         policy_.warmup_iterations = o.warmup_iterations;
@@ -40,48 +56,67 @@ class Runner {
 
     int run() {
         const Sweep sweep = expand_sweep(o_);
-        if (!dev_.present) return run_without_gpu(sweep.problems);
-        fmt::print("device {}: {} (sm_{}, {} SMs, {:.0f} MHz, {:.1f} GB free), driver {}, CUDA runtime {}\n",
-                   dev_.ordinal, dev_.name, dev_.sm, dev_.sm_count, dev_.sm_clock_mhz, dev_.free_bytes / 1e9,
-                   prov_.driver_version, prov_.cuda_runtime);
-        if (!o_.profile && !o_.explain) open_clock_sensor();
-        cuda_check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-        if (o_.use_cold_l2) {
-            // Twice the L2: a memset of this size evicts everything the previous launch left.
-            flush_ = std::make_unique<DeviceBuffer>(2 * std::max<std::size_t>(dev_.l2_bytes, 1 << 20));
-            policy_.l2_flush = flush_.get();
+        // Every problem is planned before anything runs: what cannot run is known first, and a
+        // rule that needs the kernels' tiles (check_jobs) refuses the sweep up front, with
+        // nothing printed and no CSV touched, rather than halfway.
+        std::vector<PlannedProblem> plan;
+        int runnable = 0;
+        std::vector<std::string> reasons;
+        for (const ProblemShape& p : sweep.problems) {
+            plan.push_back({p, plan_jobs(p, sweep, dev_, checks_outputs())});
+            if (const std::string e = check_jobs(p, plan.back().jobs); !e.empty()) {
+                fmt::print(stderr, "fa-bench: {}\n", e);
+                return 2;
+            }
+            for (const Job& j : plan.back().jobs) {
+                if (j.inst) ++runnable;
+                else reasons.push_back(fmt::format("{} [{}]: {}", j.kernel->slug, shape_tag(p), j.reason));
+            }
+        }
+        // Opened once the sweep is accepted, still before anything runs, so a refused sweep
+        // leaves no new file behind.
+        if (csv_ != nullptr)
+            if (const std::string e = csv_->open(o_.csv); !e.empty()) {
+                fmt::print(stderr, "fa-bench: {}\n", e);
+                csv_->close();
+                return 1;
+            }
+
+        if (dev_.present) {
+            fmt::print("device {}: {} (sm_{}, {} SMs, {:.0f} MHz, {:.1f} GB free), driver {}, CUDA runtime {}\n",
+                       dev_.ordinal, dev_.name, dev_.sm, dev_.sm_count, dev_.sm_clock_mhz, dev_.free_bytes / 1e9,
+                       prov_.driver_version, prov_.cuda_runtime);
+            if (!o_.profile && !o_.explain) open_clock_sensor();
+            cuda_check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+            if (o_.use_cold_l2) {
+                // Twice the L2: a memset of this size evicts everything the previous launch left.
+                flush_ = std::make_unique<DeviceBuffer>(2 * std::max<std::size_t>(dev_.l2_bytes, 1 << 20));
+                policy_.l2_flush = flush_.get();
+            }
+        } else {
+            fmt::print("fa-bench: no usable CUDA GPU ({}): timing needs a CUDA GPU; printing what is known "
+                       "without one (tiles, shared memory, FLOPs, bytes, the model's bytes)\n",
+                       dev_.why_absent);
         }
         if (o_.explain) print_explain_header(stdout);
         else print_table_header(stdout);
 
-        // Every problem is planned before anything runs, so that a rule that needs the kernels'
-        // tiles (check_jobs) refuses the sweep up front rather than halfway.
-        std::vector<std::vector<Job>> planned;
-        for (const ProblemShape& p : sweep.problems) {
-            planned.push_back(plan_jobs(p, sweep, dev_, checks_outputs()));
-            if (const std::string e = check_jobs(p, planned.back()); !e.empty()) {
-                fmt::print(stderr, "fa-bench: {}\n", e);
-                return 2;
-            }
+        // Only launches that are timed or profiled take long enough to need a progress line.
+        const bool launches = dev_.present && !o_.explain;
+        progress_ = std::make_unique<Progress>(runnable, stderr, launches && runnable > 1 && progress_wanted(stderr));
+        try {
+            for (const PlannedProblem& pp : plan) run_problem(pp.problem, pp.jobs);
+        } catch (const CsvFailed&) {
+            return 1;
         }
-        int runnable = 0;
-        std::vector<std::string> reasons;
-        for (std::size_t i = 0; i < sweep.problems.size(); ++i) {
-            const ProblemShape& p = sweep.problems[i];
-            for (const Job& j : planned[i]) {
-                if (j.inst) ++runnable;
-                else reasons.push_back(fmt::format("{} [{}]: {}", j.kernel->slug, shape_tag(p), j.reason));
-            }
-            run_problem(p, planned[i]);
-        }
+        progress_->clear();
         if (runnable == 0) {
             fmt::print(stderr, "fa-bench: no selected kernel can run the requested problem(s):\n");
             for (const std::string& r : reasons) fmt::print(stderr, "  {}\n", r);
             return 2;
         }
         warn_about_untrusted_rows();
-        if (!o_.csv.empty()) fmt::print("appended {} row(s) to {}\n", csv_rows_written_, o_.csv);
-        return failures_ || !csv_error_.empty() ? 1 : 0;
+        return failures_ ? 1 : 0;
     }
 
     ~Runner() {
@@ -99,7 +134,7 @@ class Runner {
             if (j.inst) workspace = std::max(workspace, j.workspace);
 
         std::unique_ptr<ProblemTensors> tensors;
-        if (any && !o_.explain) {
+        if (any && !o_.explain && dev_.present) {
             tensors = std::make_unique<ProblemTensors>(p, workspace, o_.seed, checks_outputs(), stream_);
             if (checks_outputs()) {
                 NvtxRange range{kNvtxReferencePrefix + shape_tag(p)};
@@ -121,14 +156,25 @@ class Runner {
             r.n_block_size = j.inst->tile.n_block_size;
             r.num_threads = j.inst->tile.num_threads;
             fill_resources(dev_, *j.inst, j.plan, &r);
-            if (o_.explain) {
+            if (o_.explain || !dev_.present) {
                 r.check = "n/a";
+                if (!dev_.present) {
+                    r.note = "not run: no CUDA GPU";
+                    // The heuristic's split count depends on the device's SMs and occupancy:
+                    // unknown here, so the row does not claim one (the model counts no partials).
+                    if (j.kernel->caps.split_kv && p.num_splits == 0) {
+                        r.num_splits = 0;
+                        r.note += "; split count unknown (the heuristic needs the device)";
+                    }
+                }
                 fill_model(dev_, calibration(), p, r.m_block_size, j.plan, &r);
                 emit(r);
                 continue;
             }
+            const std::string label = fmt::format("{} {}", j.kernel->slug, shape_tag(p));
+            progress_->start(started_++, label);
             try {
-                measure(j, *tensors, fmt::format("{} {}", j.kernel->slug, shape_tag(p)), &r);
+                measure(j, *tensors, label, &r);
             } catch (const std::runtime_error& e) {
                 // A kernel fault leaves the context unusable: report it and stop cleanly.
                 r.check = "FAIL";
@@ -272,26 +318,14 @@ class Runner {
     // Prints the row and appends it to the CSV at once, so a sweep that dies later (a kernel
     // fault, a killed job) keeps every row it finished.
     void emit(const ResultRow& r) {
+        progress_->clear();
         if (o_.explain) print_explain_row(stdout, r);
         else print_table_row(stdout, r);
-        if (o_.csv.empty() || !csv_error_.empty()) return;
-        csv_error_ = append_csv(o_.csv, {r});
-        if (csv_error_.empty()) ++csv_rows_written_;
-        else fmt::print(stderr, "fa-bench: {}\n", csv_error_);
-    }
-
-    int run_without_gpu(const std::vector<ProblemShape>& problems) {
-        fmt::print("fa-bench: no usable CUDA GPU ({}): timing needs a CUDA GPU; printing the analytic columns only\n",
-                   dev_.why_absent);
-        print_table_header(stdout);
-        for (const ProblemShape& p : problems) {
-            ResultRow r = base_row(o_, prov_, p);
-            r.kernel = "(analytic)";
-            r.check = "n/a";
-            r.note = "no GPU";
-            emit(r);
+        if (csv_ == nullptr) return;
+        if (std::string e = csv_->append(r); !e.empty()) {
+            fmt::print(stderr, "fa-bench: {}\n", e);
+            throw CsvFailed{};
         }
-        return csv_error_.empty() ? 0 : 1;
     }
 
     const Calibration* calibration() const { return calibrated_ ? &cal_ : nullptr; }
@@ -301,6 +335,7 @@ class Runner {
     Calibration cal_;
     bool calibrated_ = false;
     Provenance prov_;
+    CsvWriter* csv_;
     cudaStream_t stream_ = nullptr;
     std::unique_ptr<DeviceBuffer> flush_;
     TimingPolicy policy_;
@@ -308,21 +343,29 @@ class Runner {
     SensorLimits limits_{};
     bool gpu_warmed_up_ = false;         // the first timed row of the process has run (--gpu_warmup_time)
     std::vector<std::string> slowed_rows_, noisy_rows_;
-    int csv_rows_written_ = 0;
-    std::string csv_error_;  // the first failed CSV append; later rows are not attempted
+    std::unique_ptr<Progress> progress_;
+    int started_ = 0;  // runnable jobs started so far (the progress line's k)
     int failures_ = 0;
 };
+
+ListFilter list_filter(const Options& o) {
+    ListFilter f;
+    f.kernels = o.kernels;
+    if (o.was_given("dtype")) f.dtypes = o.dtypes;
+    if (o.was_given("head_dim")) f.head_dims = o.head_dim;
+    return f;
+}
 
 }  // namespace
 
 int run(const Options& o) {
     if (o.list) {
-        print_kernel_list(stdout);
+        print_kernel_list(stdout, list_filter(o));
         return 0;
     }
     const DeviceInfo dev = query_device(o.device);
     // A device asked for by name must be there; only without --device does a machine with no
-    // GPU get the analytic rows (what the scripts use, with CUDA_VISIBLE_DEVICES="").
+    // GPU get the static rows (what the scripts use, with CUDA_VISIBLE_DEVICES="").
     if (o.device_given && !dev.present) {
         const std::string why = dev.device_count > 0
                                     ? dev.why_absent
@@ -331,13 +374,27 @@ int run(const Options& o) {
         return 2;
     }
     if (o.calibrate) return run_calibration(o.peaks_file, dev);
+    CsvWriter csv;  // opened by the runner once the sweep is planned and accepted
+    int code = 0;
     try {
-        Runner runner(o, dev);
-        return runner.run();
+        Runner runner(o, dev, o.csv.empty() ? nullptr : &csv);
+        code = runner.run();
     } catch (const std::runtime_error& e) {
         fmt::print(stderr, "fa-bench: CUDA error: {}\n", e.what());
+        code = 1;
+    } catch (const std::bad_alloc&) {
+        // The check holds O and the FP32 reference on the host: about 10 bytes per element of Q.
+        fmt::print(stderr, "fa-bench: out of host memory (checking a problem keeps about 10 bytes per element of "
+                           "Q on the host; --skip_ref_check needs none)\n");
+        code = 1;
+    }
+    if (!csv.is_open()) return code;  // no --csv, or the sweep ended before the file was opened
+    if (std::string e = csv.close(); !e.empty()) {
+        fmt::print(stderr, "fa-bench: {}\n", e);
         return 1;
     }
+    fmt::print("appended {} row(s) to {}\n", csv.rows_written(), o.csv);
+    return code;
 }
 
 }  // namespace fa

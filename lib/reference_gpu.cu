@@ -30,8 +30,14 @@ __global__ void __launch_bounds__(kThreads) reference_kernel(FwdParams prm, floa
     __shared__ float max_s[kRows];  // row maxima, kept here rather than in 8 more registers (no spills)
 
     const int D = prm.head_dim, Sk = prm.seqlen_k;
-    const int row0 = blockIdx.x * kRows;
-    const int64_t b = blockIdx.z, h = blockIdx.y, h_kv = h / prm.heads_per_kv;
+    // One linear block index over grid.y x grid.x, split into (batch, head, row block): grid.y and
+    // grid.z would cap heads and batch at 65535, grid.x alone the blocks at 2^31 - 1.
+    const int64_t row_blocks = (prm.seqlen_q + kRows - 1) / kRows;
+    const int64_t block = static_cast<int64_t>(blockIdx.y) * gridDim.x + blockIdx.x;
+    if (block >= row_blocks * prm.heads * prm.batch) return;  // the grid's rounding tail: the whole CTA leaves
+    const int row0 = static_cast<int>(block % row_blocks) * kRows;
+    const int64_t h = (block / row_blocks) % prm.heads, b = block / (row_blocks * prm.heads);
+    const int64_t h_kv = h / prm.heads_per_kv;
     const T* q = static_cast<const T*>(prm.q) + b * prm.q_batch_stride + h * prm.q_head_stride;
     const T* k = static_cast<const T*>(prm.k) + b * prm.k_batch_stride + h_kv * prm.k_head_stride;
     const T* v = static_cast<const T*>(prm.v) + b * prm.v_batch_stride + h_kv * prm.v_head_stride;
@@ -103,7 +109,10 @@ __global__ void __launch_bounds__(kThreads) reference_kernel(FwdParams prm, floa
     if (lse_ref != nullptr && threadIdx.x < kRows && row0 + threadIdx.x < prm.seqlen_q) {
         // Natural log: the scores above are already scaled and exponentiated with expf.
         const int r = threadIdx.x;
-        lse_ref[(b * prm.heads + h) * prm.seqlen_q + row0 + r] =
+        // b * heads + h is the block's (batch, head) index, block / row_blocks; recomputed from
+        // blockIdx here rather than keeping b and h live through the loops (that spilled).
+        const int64_t head_of_batch = (static_cast<int64_t>(blockIdx.y) * gridDim.x + blockIdx.x) / row_blocks;
+        lse_ref[head_of_batch * prm.seqlen_q + row0 + r] =
             row_sum[r] > 0.0f ? max_s[r] + logf(row_sum[r]) : -INFINITY;
     }
 
@@ -146,7 +155,12 @@ __global__ void normal_kernel(T* dst, std::size_t count, uint64_t seed, uint64_t
 
 cudaError_t attention_reference_gpu(const FwdParams& prm, float* o_ref, cudaStream_t stream, float* lse_ref) {
     if (prm.head_dim > kMaxHeadDim || prm.heads_per_kv < 1) return cudaErrorInvalidValue;
-    const dim3 grid((prm.seqlen_q + kRows - 1) / kRows, prm.heads, prm.batch);
+    constexpr long long kMaxGridX = 2147483647LL, kMaxGridY = 65535;
+    const long long blocks = (prm.seqlen_q + kRows - 1LL) / kRows * prm.heads * prm.batch;
+    const long long rows_of_grid = (blocks + kMaxGridX - 1) / kMaxGridX;  // grid.y: as few as fit
+    if (rows_of_grid > kMaxGridY) return cudaErrorInvalidConfiguration;
+    const dim3 grid(static_cast<unsigned>((blocks + rows_of_grid - 1) / rows_of_grid),
+                    static_cast<unsigned>(rows_of_grid));
     switch (prm.dtype) {
         case DType::Float32: reference_kernel<float><<<grid, kThreads, 0, stream>>>(prm, o_ref, lse_ref); break;
         case DType::Float16: reference_kernel<__half><<<grid, kThreads, 0, stream>>>(prm, o_ref, lse_ref); break;

@@ -8,6 +8,18 @@
 #include "kernels/kernels.h"
 
 namespace fa {
+namespace {
+
+// naive's softmax launch has one CTA per (head, query row) of a batch in grid.x
+// (lib/kernels/00_naive.cu), and CUDA allows at most 2^31 - 1 there.
+std::string naive_problem_limit(const ProblemShape& p) {
+    const long long ctas = static_cast<long long>(p.heads) * p.seqlen_q;
+    if (ctas <= 2147483647LL) return {};
+    return fmt::format("its softmax launch needs num_head x seqlen_q = {} CTAs in grid.x, CUDA allows 2147483647",
+                       ctas);
+}
+
+}  // namespace
 
 const std::vector<KernelInfo>& kernel_registry() {
     // Capabilities (fa/registry.h): the fused rungs write the LSE; split-KV and packed GQA are on
@@ -17,7 +29,7 @@ const std::vector<KernelInfo>& kernel_registry() {
     constexpr KernelCaps kDecode{true, true, true};
     static const std::vector<KernelInfo> kRegistry = {
         {0, "naive", "materialized S and P in global memory: cuBLAS GEMM, fp32 softmax, cuBLAS GEMM", 80,
-         &naive_instances, &naive_workspace_bytes, false, kPlain},
+         &naive_instances, &naive_workspace_bytes, false, kPlain, &naive_problem_limit},
         {1, "tiled", "fused online softmax, Q/K/V tiles in shared memory, FP32 scalar math (no tensor cores)", 80,
          &tiled_instances, nullptr, false, kLse},
         {2, "cp_async", "tiled + cp.async 16-byte copies, two-stage K/V pipeline, 16-byte O stores", 80,
@@ -128,6 +140,8 @@ std::string check_support(const KernelInfo& kernel, const ProblemShape& p, const
         }
     }
     if (std::string why = tile_rule_violation(pick->tile); !why.empty()) return why;  // a bad instance row
+    if (kernel.problem_limit != nullptr)
+        if (std::string why = kernel.problem_limit(p); !why.empty()) return why;
     if (sm != 0 && pick->smem_bytes > smem_optin)
         return fmt::format("tile {} needs {} B shared memory per CTA, device allows {} B", tile_str(pick->tile),
                            pick->smem_bytes, smem_optin);

@@ -32,8 +32,11 @@ nvidia-smi --query-gpu=name,clocks.max.sm,clocks.sm,temperature.gpu,power.draw,d
     >"$out/gpu.txt" 2>&1
 cat "$out/gpu.txt"
 
-timeout 600 "$bin/fa_gpu_tests" >"$out/gpu_tests.log" 2>&1
+timeout 600 "$bin/fa_gpu_tests" "~[large]" >"$out/gpu_tests.log" 2>&1
 summary+=("gpu tests: rc=$? $(grep -E '^(All tests passed|test cases:)' "$out/gpu_tests.log" | tail -n 1)")
+# Q and O past 2^32 elements (~19 GB of device memory), alone: its time does not eat the matrix's.
+timeout 600 "$bin/fa_gpu_tests" "[large]" >"$out/gpu_tests_large.log" 2>&1
+summary+=("gpu tests [large]: rc=$? $(grep -E '^(All tests passed|test cases:)' "$out/gpu_tests_large.log" | tail -n 1)")
 
 if [[ "$sanitize" != none ]]; then
     list=()

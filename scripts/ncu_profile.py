@@ -287,11 +287,24 @@ def parse_ncu_csv(text: str, names: RangeNames, source: str = "ncu CSV") -> NcuR
 # The explain CSV
 # ----------------------------------------------------------------------------------------------
 
+def read_csv_file(path: Path) -> pd.DataFrame:
+    """A CSV as a DataFrame; a file pandas cannot parse (a row longer than the header, not text)
+    is a DataError naming the file, not a traceback."""
+    try:
+        return pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+        raise DataError(f"{path}: not a CSV file fa-bench wrote ({one_line_error(error)})") from None
+
+
+def one_line_error(error: Exception) -> str:
+    return " ".join(str(error).split())
+
+
 def read_explain_csv(path: Path) -> pd.DataFrame:
     """The runnable (kernel, problem, tile) rows of a fa-bench --explain --csv file, in run order."""
     if not path.is_file():
         raise DataError(f"no such file: {path}")
-    data = pd.read_csv(path)
+    data = read_csv_file(path)
     if "num_head_kv" not in data.columns and "num_head" in data.columns:
         data["num_head_kv"] = data["num_head"]  # a CSV from before GQA: every K/V head had its query head
     missing = [c for c in EXPLAIN_COLUMNS if c not in data.columns]
@@ -300,7 +313,8 @@ def read_explain_csv(path: Path) -> pd.DataFrame:
                         "(write it with fa-bench --explain --csv)")
     if "check" in data.columns:
         data = data[data["check"].astype(str).str.strip() != "UNSUPPORTED"]  # did not run, no range
-    if (data["kernel"] == "(analytic)").any():
+    # No GPU: today's fa-bench writes gpu "none"; older ones wrote kernel "(analytic)" rows.
+    if (data["kernel"] == "(analytic)").any() or ("gpu" in data.columns and (data["gpu"] == "none").any()):
         raise DataError(f"{path}: fa-bench --explain saw no CUDA GPU (rows '(analytic)'); "
                         "run it on the GPU that is profiled")
     if data.empty:
@@ -585,8 +599,21 @@ def fa_bench_flags(args) -> list[str]:
     return flags
 
 
+def explain_flags(flags: list[str]) -> list[str]:
+    """The flags without --seed: the seed only draws the inputs of the profiled launches, and
+    fa-bench --explain, which launches nothing, refuses a flag it would ignore."""
+    out: list[str] = []
+    pairs = iter(flags)
+    for flag in pairs:
+        if flag == "--seed":
+            next(pairs, None)  # and its value
+            continue
+        out.append(flag)
+    return out
+
+
 def run_explain(fa_bench: str, flags: list[str], csv_path: Path) -> None:
-    command = [fa_bench, "--explain", "--csv", str(csv_path), *flags]
+    command = [fa_bench, "--explain", "--csv", str(csv_path), *explain_flags(flags)]
     try:
         done = subprocess.run(command, capture_output=True, text=True)
     except OSError as error:

@@ -98,7 +98,12 @@ def read_csvs(paths: Sequence[str], required: Sequence[str]) -> pd.DataFrame:
     for path in paths:
         if not Path(path).is_file():
             raise DataError(f"no such file: {path}")
-        frame = pd.read_csv(path)
+        try:
+            frame = pd.read_csv(path)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+            # A row with more fields than the header (rows of two schemas in one file, or a row
+            # glued to a line that lacked its newline) or a file that is not text.
+            raise DataError(f"{path}: not a CSV file fa-bench wrote ({' '.join(str(error).split())})") from None
         if "num_head_kv" not in frame.columns and "num_head" in frame.columns:
             frame["num_head_kv"] = frame["num_head"]  # a CSV from before GQA: one K/V head per query head
         missing = [c for c in required if c not in frame.columns]

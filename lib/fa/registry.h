@@ -32,6 +32,9 @@ struct KernelInfo {
     // compute capability min_sm exactly, not on later GPUs.
     bool arch_specific = false;
     KernelCaps caps;
+    // Why the kernel's own launch or index arithmetic cannot take a problem that passed the
+    // command line's limits (empty: it can); null: no limit of its own.
+    std::string (*problem_limit)(const ProblemShape&) = nullptr;
 };
 
 const std::vector<KernelInfo>& kernel_registry();

@@ -346,8 +346,9 @@ def test_from_ncu_csv_needs_explain_csv():
     assert exit_info.value.code == 2
 
 
-def test_explain_csv_of_a_machine_without_gpu_exits_2(tmp_path, capsys):
-    rows = [dict(explain_rows()[0], kernel="(analytic)", check="n/a")]
+@pytest.mark.parametrize("no_gpu", [dict(gpu="none"), dict(kernel="(analytic)")], ids=["today", "older"])
+def test_explain_csv_of_a_machine_without_gpu_exits_2(tmp_path, capsys, no_gpu):
+    rows = [dict(explain_rows()[0], check="n/a", **no_gpu)]
     code = ncu_profile.main(["--from-ncu-csv", str(RAW), "--explain-csv", str(write_explain(tmp_path, rows))])
     assert code == 2
     assert "saw no CUDA GPU" in capsys.readouterr().err
@@ -495,6 +496,26 @@ def test_run_calls_explain_then_ncu_and_saves_the_raw_report(tmp_path, capsys):
     again = tmp_path / "again.csv"
     assert ncu_profile.main(["--from-ncu-csv", str(raw), "--explain-csv", str(EXPLAIN), "--out", str(again)]) == 0
     assert again.read_text() == out.read_text()
+
+
+def test_the_seed_goes_to_the_profiled_run_only(tmp_path, capsys):
+    code, _ = run_main(tmp_path, extra=("--seed", "7"))
+    assert code == 0, capsys.readouterr().err
+    (explain_call,) = (tmp_path / "fa-bench.calls").read_text().splitlines()
+    assert "--seed" not in explain_call.split()  # fa-bench --explain refuses a flag it would ignore
+    (call,) = ncu_calls(tmp_path)
+    child = call[call.index(str(tmp_path / "fa-bench")) + 1:]
+    assert child[child.index("--seed") + 1] == "7"
+
+
+def test_an_explain_csv_pandas_cannot_parse_is_one_line(tmp_path, capsys):
+    bad = tmp_path / "explain.csv"
+    lines = EXPLAIN.read_text().splitlines()
+    bad.write_text("\n".join(lines[:2]) + "\n" + lines[1] + "," + lines[1] + "\n")  # a row glued to the next
+    code = ncu_profile.main(["--from-ncu-csv", str(RAW), "--explain-csv", str(bad)])
+    assert code == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and f"{bad}: not a CSV file fa-bench wrote" in err[0]
 
 
 def test_clock_control_base_is_passed_to_ncu(tmp_path):

@@ -209,6 +209,21 @@ def test_a_csv_of_an_older_fa_bench_reads_by_column_name(tmp_path, capsys):
     assert [r["kernel"] for r in parse_markdown_table(capsys.readouterr().out)][:3] == ["naive", "tiled", "mma"]
 
 
+def test_rows_of_two_schemas_in_one_file_are_one_line_not_a_traceback(tmp_path, capsys):
+    # What an append under another header used to leave: a 37-column header, 48-column rows.
+    rows = sample_rows()
+    columns = list(rows[0])
+    older = [c for c in columns if c not in ("model_bytes", "bound_ms", "pct_of_bound", "bound_term", "peak_source",
+                                             "peak_tflops", "peak_gbs", "smem_per_cta", "regs_per_thread",
+                                             "ctas_per_sm", "waves")]
+    path = write_csv(tmp_path / "mixed.csv", rows[:2], older)
+    with path.open("a", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerow([rows[2][c] for c in columns])
+    assert plot.main([str(path), "--table"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(f"plot.py: {path}: not a CSV file fa-bench wrote (")
+
+
 def test_a_saved_schema_replaces_the_binary(schema, tmp_path, monkeypatch, capsys):
     saved = tmp_path / "schema.json"
     saved.write_text(json.dumps(schema.data))

@@ -228,9 +228,9 @@ def test_help_describes_both_grids():
         assert text in done.stdout, text
 
 
-def test_decode_sweep_with_the_real_fa_bench_writes_one_analytic_row_per_decode_problem(tmp_path, schema):
-    # The GPU hidden, fa-bench writes each problem's analytic row: the calls' problems as fa-bench
-    # itself reads the flags (and its default kernel list, from its own --list).
+def test_decode_sweep_with_the_real_fa_bench_writes_a_static_row_per_kernel_and_decode_problem(tmp_path, schema):
+    # The GPU hidden, fa-bench writes each (kernel, problem)'s static row: the calls' problems as
+    # fa-bench itself reads the flags, each once per kernel of its default list (from its own --list).
     log = tmp_path / "python.log"
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="", CALIBRATE="0", PYTHON=str(stand_in(tmp_path / "python", log)))
     env.pop("KERNELS", None)
@@ -241,13 +241,14 @@ def test_decode_sweep_with_the_real_fa_bench_writes_one_analytic_row_per_decode_
     assert done.returncode == 0, done.stderr
     with (out / "decode.csv").open(newline="") as f:
         rows = list(csv.DictReader(f))
-    got = [(int(r["batch_size"]), int(r["num_head"]), int(r["num_head_kv"]), int(r["seqlen_q"]), int(r["seqlen_k"]),
-            int(r["head_dim"]), r["is_causal"] == "1") for r in rows]
-    assert len(got) == len(set(got)) and set(got) == decode_problems()
+    got = [(r["kernel"], int(r["batch_size"]), int(r["num_head"]), int(r["num_head_kv"]), int(r["seqlen_q"]),
+            int(r["seqlen_k"]), int(r["head_dim"]), r["is_causal"] == "1") for r in rows]
     steps = [line for line in done.stdout.splitlines() if line.startswith("+ ") and "--kernel" in line]
     assert len({flag(step, "--kernel") for step in steps}) == 1
     fused = [k["slug"] for k in schema.kernels if all(i["m_block_size"] > 0 for i in k["instances"])]
     assert flag(steps[0], "--kernel").split(",") == fused and len(fused) < len(schema.kernels)
+    assert len(got) == len(set(got)) == len(fused) * len(decode_problems())
+    assert {g[1:] for g in got} == decode_problems() and {g[0] for g in got} == set(fused)
 
 
 def test_decode_sweep_defaults_to_a_folder_of_its_own(tmp_path):

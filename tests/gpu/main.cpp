@@ -6,12 +6,12 @@
 
 #include <cstdio>
 
+#include "device.h"
+
 int main(int argc, char** argv) {
-    int count = 0;
-    const cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0) {
-        std::printf("SKIPPED: the [gpu] tests need a CUDA GPU (%s)\n",
-                    e != cudaSuccess ? cudaGetErrorString(e) : "no device");
+    const fa::DeviceInfo dev = fa::query_device(0);
+    if (!dev.present) {
+        std::printf("SKIPPED: the [gpu] tests need a CUDA GPU (%s)\n", dev.why_absent.c_str());
         return 77;
     }
     return Catch::Session().run(argc, argv);

@@ -72,3 +72,32 @@ TEST_CASE("plan_jobs: one job per kernel and tile, untiled kernels once, memory 
         CHECK(j.reason.find("GB of device memory") != std::string::npos);
     }
 }
+
+TEST_CASE("plan_jobs without a GPU: what is known statically, no memory check", "[plan]") {
+    fa::Options o;
+    o.kernels = {"tiled", "mma"};
+    o.dtypes = {fa::DType::Float32};
+    fa::Sweep s = fa::expand_sweep(o);
+    const fa::DeviceInfo none;  // present = false, free_bytes = 0
+    const std::vector<fa::Job> jobs = fa::plan_jobs(s.problems.front(), s, none, true);
+    REQUIRE(jobs.size() == 2);
+    CHECK(jobs[0].inst != nullptr);  // tiled has Float32 head_dim 128: runnable, no device memory asked
+    CHECK(jobs[1].inst == nullptr);  // mma has no Float32 instance
+    CHECK(jobs[1].reason.find("not instantiated for Float32 head_dim 128") == 0);
+}
+
+TEST_CASE("check_jobs without a GPU: a split count above a kernel's key blocks is refused up front", "[plan]") {
+    fa::Options o;
+    o.kernels = {"mma"};
+    o.seqlen_k = {128};
+    o.num_splits = {64};
+    fa::Sweep s = fa::expand_sweep(o);
+    const fa::DeviceInfo none;
+    const std::vector<fa::Job> jobs = fa::plan_jobs(s.problems.front(), s, none, false);
+    REQUIRE(jobs.size() == 1);
+    REQUIRE(jobs[0].inst != nullptr);  // the tile is known without a device, so are its key blocks
+    CHECK(fa::check_jobs(s.problems.front(), jobs).find("--num_splits 64: must be at most the key blocks") == 0);
+    o.num_splits = {jobs[0].plan.key_blocks};
+    s = fa::expand_sweep(o);
+    CHECK(fa::check_jobs(s.problems.front(), fa::plan_jobs(s.problems.front(), s, none, false)).empty());
+}

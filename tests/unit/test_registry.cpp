@@ -158,3 +158,17 @@ TEST_CASE("what check_support picks is a row runnable_instances lists", "[regist
                 }
             }
 }
+
+TEST_CASE("check_support applies a kernel's own limit: naive's softmax grid", "[registry]") {
+    const fa::KernelInfo* naive = fa::find_kernel("naive");
+    REQUIRE(naive != nullptr);
+    fa::ProblemShape p;
+    p.heads = 4096;
+    p.seqlen_q = 1 << 19;  // 2^31 CTAs: one past CUDA's grid.x limit
+    const fa::KernelInstance* inst = nullptr;
+    CHECK(fa::check_support(*naive, p, nullptr, 90, 227 * 1024, &inst) ==
+          "its softmax launch needs num_head x seqlen_q = 2147483648 CTAs in grid.x, CUDA allows 2147483647");
+    CHECK(inst == nullptr);
+    p.seqlen_q = (1 << 19) - 1;
+    CHECK(fa::check_support(*naive, p, nullptr, 90, 227 * 1024, &inst).empty());
+}

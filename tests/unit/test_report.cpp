@@ -1,10 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
+#include <vector>
 
 #include "report.h"
 
@@ -156,24 +154,16 @@ TEST_CASE("a sampled row carries its clocks, power, reasons and flags; unread va
     CHECK(fa::csv_line(r).find(",\"!clk,!pwr\",") != std::string::npos);  // quoted: it holds a comma
 }
 
-TEST_CASE("append_csv writes the header once", "[report]") {
-    const std::string path = "fa_bench_test_append.csv";
-    std::remove(path.c_str());
-    REQUIRE(fa::append_csv(path, {sample_row()}).empty());
-    REQUIRE(fa::append_csv(path, {sample_row(), sample_row()}).empty());
-    std::ifstream in(path);
-    std::string line;
-    int lines = 0, headers = 0;
-    while (std::getline(in, line)) {
-        ++lines;
-        if (line.rfind("timestamp,", 0) == 0) ++headers;
-    }
-    CHECK(lines == 4);
-    CHECK(headers == 1);
-    std::remove(path.c_str());
-}
 
-TEST_CASE("append_csv names the flag when the file cannot be opened", "[report]") {
-    const std::string e = fa::append_csv("/nonexistent-dir/x.csv", {sample_row()});
-    CHECK(e.find("--csv /nonexistent-dir/x.csv") != std::string::npos);
+TEST_CASE("split count and packing: empty when not planned, the split count alone may be unknown", "[report]") {
+    fa::ResultRow r = sample_row();
+    r.num_splits = 0;
+    r.pack_gqa = -1;  // UNSUPPORTED: no launch plan
+    CHECK(cell(r, "num_splits").empty());
+    CHECK(cell(r, "pack_gqa").empty());
+    r.pack_gqa = 1;  // planned without a device: packing known, the heuristic's split count not
+    CHECK(cell(r, "num_splits").empty());
+    CHECK(cell(r, "pack_gqa") == "1");
+    r.num_splits = 4;
+    CHECK(cell(r, "num_splits") == "4");
 }
