@@ -89,4 +89,12 @@ void print_kernel_list(std::FILE* out, const ListFilter& filter) {
     fmt::print(out, "tiles are m_block_size x n_block_size x num_threads; [default] is used when no tile flag is given\n");
 }
 
+ListFilter list_filter(const Options& o) {
+    ListFilter f;
+    f.kernels = o.kernels;
+    if (o.was_given("dtype")) f.dtypes = o.dtypes;
+    if (o.was_given("head_dim")) f.head_dims = o.head_dim;
+    return f;
+}
+
 }  // namespace fa

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "fa/problem.h"
+#include "options.h"
 
 namespace fa {
 
@@ -15,6 +16,9 @@ struct ListFilter {
     std::vector<DType> dtypes;
     std::vector<int> head_dims;
 };
+
+// --list's filter: --kernel, and --dtype / --head_dim where they were given.
+ListFilter list_filter(const Options& o);
 
 // One line per kernel (rung, minimum SM, title), then one per (dtype, head_dim) with its tiles
 // and which one is the default where; a (dtype, head_dim) the filter asks for that a kernel has
