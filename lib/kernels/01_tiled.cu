@@ -183,9 +183,9 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm) ti
 
 // Registry rows on scalar_tile.cuh's shared tile list.
 struct TiledRows {
-    template <typename T, int kHeadDim, int kBlockN>
+    template <typename T, int kHeadDim, int kBlockN, int kBlockM = 64>
     static KernelInstance row() {
-        using Tr = TiledTraits<T, kHeadDim, 64, kBlockN, 128>;
+        using Tr = TiledTraits<T, kHeadDim, kBlockM, kBlockN, 128>;
         return fwd_instance<Tr, &tiled_fwd_kernel<Tr>>();
     }
 };

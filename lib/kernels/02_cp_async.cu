@@ -219,9 +219,9 @@ __global__ void __launch_bounds__(Traits::kNThreads, Traits::kMinBlocksPerSm) cp
 // (two fp32 K/V stages of 32 x 260 floats): it runs on sm_90 (227 KiB) but not on A100 (163 KiB);
 // the registry skips it there by smem_bytes.
 struct CpAsyncRows {
-    template <typename T, int kHeadDim, int kBlockN>
+    template <typename T, int kHeadDim, int kBlockN, int kBlockM = 64>
     static KernelInstance row() {
-        using Tr = CpAsyncTraits<T, kHeadDim, 64, kBlockN, 128>;
+        using Tr = CpAsyncTraits<T, kHeadDim, kBlockM, kBlockN, 128>;
         return fwd_instance<Tr, &cp_async_fwd_kernel<Tr>>();
     }
 };

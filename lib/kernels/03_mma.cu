@@ -365,6 +365,8 @@ const std::vector<KernelInstance>& mma_instances() {
         mma_instance<MmaTraits<__half, 64, 128, 64, 4>>(),
         mma_instance<MmaTraits<__nv_bfloat16, 128, 64, 64, 4>>(),
         mma_instance<MmaTraits<__nv_bfloat16, 64, 64, 64, 4>>(),
+        mma_instance<MmaTraits<__nv_bfloat16, 128, 128, 64, 4>>(),
+        mma_instance<MmaTraits<__half, 128, 128, 64, 4>>(),
     };
     return instances;
 }

@@ -520,6 +520,10 @@ const std::vector<KernelInstance>& warp_specialized_instances() {
                  warp_specialized_instance<WarpSpecializedTraits<__nv_bfloat16, 64, 176, 64, 11, 4>>(),
                  warp_specialized_instance<WarpSpecializedTraits<__half, 128, 176, 32, 11, 4>>(),
                  warp_specialized_instance<WarpSpecializedTraits<__half, 64, 176, 64, 11, 4>>(),
+                 warp_specialized_instance<WarpSpecializedTraits<__nv_bfloat16, 128, 128, 64, 4, 4>>(),
+                 warp_specialized_instance<WarpSpecializedTraits<__nv_bfloat16, 64, 128, 64, 4, 4>>(),
+                 warp_specialized_instance<WarpSpecializedTraits<__half, 128, 128, 64, 4, 4>>(),
+                 warp_specialized_instance<WarpSpecializedTraits<__half, 64, 128, 64, 4, 4>>(),
              })
             rows.push_back(r);
         return rows;
