@@ -398,7 +398,7 @@ std::vector<KernelInstance> scalar_rung_instances() {
     // slice (64 fp32) in flight in the S loop. At D=64 that is 64 + 64 + 64 + addresses: 236
     // (tiled) / 240 (cp_async) registers on sm_80, no spill. At D=128 O alone is 128 fp32, the sum
     // passes 255 and ptxas (CUDA 13.0, sm_80) spills 472-480 bytes per thread inside both loops,
-    // so D=128 is not instantiated: kScalarExampleTileD128Rule names 64x64x128 instead.
+    // so D=128 is not instantiated: scalar_tile_limit (lib/registry.cpp) names 64x64x128 instead.
     auto add_example_tile = [&v](auto type_tag) {
         using T = typename decltype(type_tag)::type;
         v.push_back(Rung::template row<T, 64, 64, 128>());
