@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "autotune.h"
 #include "calibration_cache.h"
 #include "csv_writer.h"
 #include "fa/registry.h"
@@ -39,8 +40,11 @@ enum Mode : unsigned {
     kList = 1u << 3,
     kCalibrate = 1u << 4,
     kSchema = 1u << 5,
+    kAutotune = 1u << 6,
 };
 constexpr unsigned kProblemModes = kRun | kProfile | kExplain;
+// The flags that say which problems and kernels: --autotune takes them too (it tunes each problem).
+constexpr unsigned kShapeModes = kProblemModes | kAutotune;
 
 // A value as a message shows it: '' when empty, control characters escaped so that the message
 // stays one line.
@@ -210,29 +214,29 @@ static_assert(kMaxSplits == 128, "--num_splits' rule text in flag_table() names 
 const std::vector<FlagSpec>& flag_table() {
     static const std::vector<FlagSpec> kFlags = {
         {"dtype", "NAME[,NAME...]", "Element type: BFloat16 (default), Float16, Float32",
-         "each one of Float16, BFloat16, Float32", kProblemModes | kList,
+         "each one of Float16, BFloat16, Float32", kShapeModes | kList,
          [](const std::string& t, Options* o) {
              return list_flag(t, &o->dtypes, [](const std::string& s, DType* d) -> Result {
                  if (parse_dtype(s, d)) return std::nullopt;
                  return Broken{shown(s), "must be one of Float16, BFloat16, Float32"};
              });
          }},
-        {"batch_size", "INT[,INT...]", "Batch size (default 4)", "each in 1..2147483647", kProblemModes,
+        {"batch_size", "INT[,INT...]", "Batch size (default 4)", "each in 1..2147483647", kShapeModes,
          [](const std::string& t, Options* o) { return int_list(t, 1, 2147483647, &o->batch_size); }},
         {"seqlen_q", "INT[,INT...]", "Query sequence length (default 8192)", "each in 1..1073741824 (2^30)",
-         kProblemModes, [](const std::string& t, Options* o) { return int_list(t, 1, kMaxSeqlen, &o->seqlen_q); }},
+         kShapeModes, [](const std::string& t, Options* o) { return int_list(t, 1, kMaxSeqlen, &o->seqlen_q); }},
         {"seqlen_k", "INT[,INT...]", "Key/value sequence length (default 8192)", "each in 1..1073741824 (2^30)",
-         kProblemModes, [](const std::string& t, Options* o) { return int_list(t, 1, kMaxSeqlen, &o->seqlen_k); }},
-        {"num_head", "INT[,INT...]", "Number of heads (default 16)", "each in 1..1048576 (2^20)", kProblemModes,
+         kShapeModes, [](const std::string& t, Options* o) { return int_list(t, 1, kMaxSeqlen, &o->seqlen_k); }},
+        {"num_head", "INT[,INT...]", "Number of heads (default 16)", "each in 1..1048576 (2^20)", kShapeModes,
          [](const std::string& t, Options* o) { return int_list(t, 1, kMaxHeads, &o->num_head); }},
         // That each divides every --num_head is a rule between flags (below).
         {"num_head_kv", "INT[,INT...]", "K/V heads (GQA; 1 = MQA); must divide --num_head (default: --num_head)",
-         "each in 1..1048576 (2^20)", kProblemModes,
+         "each in 1..1048576 (2^20)", kShapeModes,
          [](const std::string& t, Options* o) { return int_list(t, 1, kMaxHeads, &o->num_head_kv); }},
         // The per-kernel bound (at most its key blocks) needs the tile: plan.cpp checks it before
         // anything runs. The rule text names kMaxSplits (static_assert below).
         {"num_splits", "INT[,INT...]", "Split-KV chunks: 0 = heuristic (default), 1 = off, N = N chunks of the key range",
-         "each 0 (heuristic), 1 (off) or a split count up to 128", kProblemModes,
+         "each 0 (heuristic), 1 (off) or a split count up to 128", kShapeModes,
          [](const std::string& t, Options* o) {
              return list_flag(t, &o->num_splits, [](const std::string& s, int* n) -> Result {
                  long long v = 0;
@@ -247,31 +251,31 @@ const std::vector<FlagSpec>& flag_table() {
              });
          }},
         {"head_dim", "INT[,INT...]", "Head dimension (default 128)", "each in 8..256 and a multiple of 8",
-         kProblemModes | kList,
+         kShapeModes | kList,
          [](const std::string& t, Options* o) {
              return int_list(t, 8, kMaxHeadDim, &o->head_dim, 8, "16-byte aligned rows");
          }},
         {"softmax_scale", "FLOAT", "Scale of Q.K^T (default 1/sqrt(head_dim))",
-         "a positive decimal number whose float is normal (1.1754944e-38..3.4028235e+38)", kProblemModes,
+         "a positive decimal number whose float is normal (1.1754944e-38..3.4028235e+38)", kShapeModes,
          [](const std::string& t, Options* o) { return scale_value(t, &o->softmax_scale); }},
-        {"m_block_size", "INT[,INT...]", "Query rows per CTA (default: the kernel's tuned tile)",
+        {"m_block_size", "INT[,INT...]", "Query rows per CTA (default: the cached --autotune tile, else the kernel's default)",
          "each in 1..2147483647", kProblemModes,
          [](const std::string& t, Options* o) { return int_list(t, 1, 2147483647, &o->m_block_size); }},
-        {"n_block_size", "INT[,INT...]", "Key rows per iteration (default: the kernel's tuned tile)",
+        {"n_block_size", "INT[,INT...]", "Key rows per iteration (default: the cached --autotune tile, else the kernel's default)",
          "each in 1..2147483647", kProblemModes,
          [](const std::string& t, Options* o) { return int_list(t, 1, 2147483647, &o->n_block_size); }},
-        {"num_threads", "INT[,INT...]", "Threads per CTA (default: the kernel's tuned tile)",
+        {"num_threads", "INT[,INT...]", "Threads per CTA (default: the cached --autotune tile, else the kernel's default)",
          "each in 32..1024 (CUDA's threads per block) and a multiple of 32", kProblemModes,
          [](const std::string& t, Options* o) {
              return int_list(t, 32, kMaxThreadsPerBlock, &o->num_threads, 32, "whole warps");
          }},
         {"is_causal", nullptr, "Causal mask, top-left aligned (key j <= query i)", "a switch: takes no value",
-         kProblemModes,
+         kShapeModes,
          [](const std::string&, Options* o) -> Result {
              o->causal = {1};
              return std::nullopt;
          }},
-        {"causal", "0|1[,0|1]", "Causal sweep: comma list of 0/1, e.g. 0,1", "each 0 or 1", kProblemModes,
+        {"causal", "0|1[,0|1]", "Causal sweep: comma list of 0/1, e.g. 0,1", "each 0 or 1", kShapeModes,
          [](const std::string& t, Options* o) {
              return list_flag(t, &o->causal, [](const std::string& s, int* c) -> Result {
                  if (s == "0" || s == "1") {
@@ -282,7 +286,7 @@ const std::vector<FlagSpec>& flag_table() {
              });
          }},
         {"warmup_iterations", "INT", "At least this many untimed launches per row (default 3)", "in 0..1000000",
-         kRun, [](const std::string& t, Options* o) { return int_flag(t, 0, kMaxIterations, &o->warmup_iterations); }},
+         kRun | kAutotune, [](const std::string& t, Options* o) { return int_flag(t, 0, kMaxIterations, &o->warmup_iterations); }},
         // Absent, the stopping rule decides the count; given, it is exact and the rule is off.
         {"iterations", "INT", "Exactly N timed launches, one CUDA-event pair each (default: the stopping rule)",
          "in 1..1000000", kRun,
@@ -297,13 +301,13 @@ const std::vector<FlagSpec>& flag_table() {
              o->skip_ref_check = true;
              return std::nullopt;
          }},
-        {"use_cold_l2", nullptr, "Flush L2 before every timed launch", "a switch: takes no value", kRun,
+        {"use_cold_l2", nullptr, "Flush L2 before every timed launch", "a switch: takes no value", kRun | kAutotune,
          [](const std::string&, Options* o) -> Result {
              o->use_cold_l2 = true;
              return std::nullopt;
          }},
         {"kernel", "NAME[,NAME...]|all", "Kernels to run (default all; fa-bench --list shows the names)",
-         "each a registered kernel, or all alone", kProblemModes | kList,
+         "each a registered kernel, or all alone", kShapeModes | kList,
          [](const std::string& t, Options* o) {
              Result r = list_flag(t, &o->kernels, [](const std::string& s, std::string* k) -> Result {
                  if (s != "all" && find_kernel(s) == nullptr)
@@ -340,6 +344,30 @@ const std::vector<FlagSpec>& flag_table() {
              o->explain = true;
              return std::nullopt;
          }},
+        {"autotune", nullptr,
+         "Time every instantiated tile of each kernel per problem, print the ranking, cache the fastest (GPU)",
+         "a switch: takes no value", kAutotune,
+         [](const std::string&, Options* o) -> Result {
+             o->autotune = true;
+             return std::nullopt;
+         }},
+        // A corrupt or unreadable cache is a warning, not an error (tune_cache.h): --autotune
+        // overwrites it. Only what can never be a cache file is refused here.
+        {"tune_cache", "FILE", "Cache of --autotune's choices (default ~/.cache/fa-bench/tune.csv)",
+         "not empty, not a directory", kProblemModes | kAutotune,
+         [](const std::string& t, Options* o) -> Result {
+             if (t.empty()) return Broken{shown(t), "must name a file"};
+             std::error_code ec;
+             if (std::filesystem::is_directory(t, ec)) return Broken{shown(t), "is a directory, not a tune cache file"};
+             o->tune_cache = t;
+             return std::nullopt;
+         }},
+        {"no_tune_cache", nullptr, "Ignore --autotune's cached tiles: each kernel runs its default tile",
+         "a switch: takes no value", kProblemModes,
+         [](const std::string&, Options* o) -> Result {
+             o->no_tune_cache = true;
+             return std::nullopt;
+         }},
         {"calibrate", nullptr, "Measure this GPU's ceilings (cuBLAS GEMM, device copy) for the model, cache, exit",
          "a switch: takes no value", kCalibrate,
          [](const std::string&, Options* o) -> Result {
@@ -373,7 +401,7 @@ const std::vector<FlagSpec>& flag_table() {
              o->save_tensors = t;
              return std::nullopt;
          }},
-        {"seed", "INT", "Seed of the input generator (default 0)", "in 0..18446744073709551615", kRun | kProfile,
+        {"seed", "INT", "Seed of the input generator (default 0)", "in 0..18446744073709551615", kRun | kProfile | kAutotune,
          [](const std::string& t, Options* o) -> Result {
              bool overflow = false;
              long long v = 0;
@@ -388,14 +416,14 @@ const std::vector<FlagSpec>& flag_table() {
              return std::nullopt;
          }},
         {"layout", "bshd|bhsd", "Tensor layout: bshd (the example's, default) or bhsd (PyTorch's)",
-         "bshd or bhsd", kProblemModes,
+         "bshd or bhsd", kShapeModes,
          [](const std::string& t, Options* o) -> Result {
              if (parse_layout(t, &o->layout)) return std::nullopt;
              return Broken{shown(t), "must be bshd or bhsd"};
          }},
         // Whether the device exists is known only once CUDA is asked (device.cpp): a named device
         // that is not there is then an error (exit 2), before anything runs.
-        {"device", "INT", "CUDA device ordinal (default 0)", "in 0..2147483647", kProblemModes | kCalibrate,
+        {"device", "INT", "CUDA device ordinal (default 0)", "in 0..2147483647", kShapeModes | kCalibrate,
          [](const std::string& t, Options* o) -> Result {
              if (Result r = int_flag(t, 0, 2147483647, &o->device)) return r;
              o->device_given = true;
@@ -404,29 +432,29 @@ const std::vector<FlagSpec>& flag_table() {
         // Warm-up and the stopping rule (README: What is measured); only a timed run uses them.
         {"warmup_time", "SECONDS",
          fmt::format("Seconds of untimed launches per row, at least (default {})", TimingPolicy{}.warmup_time_s),
-         "seconds >= 0 (a finite decimal number)", kRun,
+         "seconds >= 0 (a finite decimal number)", kRun | kAutotune,
          [](const std::string& t, Options* o) { return measure_value(t, false, "seconds", &o->warmup_time); }},
         {"gpu_warmup_time", "SECONDS",
          fmt::format("Seconds of warm-up before the first timed row of the process (default {})",
                      Options{}.gpu_warmup_time),
-         "seconds >= 0 (a finite decimal number)", kRun,
+         "seconds >= 0 (a finite decimal number)", kRun | kAutotune,
          [](const std::string& t, Options* o) { return measure_value(t, false, "seconds", &o->gpu_warmup_time); }},
         {"min_samples", "INT", fmt::format("Timed launches per row, at least (default {})", StoppingRule{}.min_samples),
-         "in 1..1000000", kRun,
+         "in 1..1000000", kRun | kAutotune,
          [](const std::string& t, Options* o) { return int_flag(t, 1, kMaxIterations, &o->min_samples); }},
         {"min_time", "SECONDS",
          fmt::format("Seconds of timed launches per row, at least (default {})", StoppingRule{}.min_time_s),
-         "seconds >= 0 (a finite decimal number)", kRun,
+         "seconds >= 0 (a finite decimal number)", kRun | kAutotune,
          [](const std::string& t, Options* o) { return measure_value(t, false, "seconds", &o->min_time); }},
         {"max_noise", "PERCENT",
          fmt::format("Launch until the noise of the median is at most this percent (default {})",
                      StoppingRule{}.max_noise_pct),
-         "a percent > 0 (a finite decimal number)", kRun,
+         "a percent > 0 (a finite decimal number)", kRun | kAutotune,
          [](const std::string& t, Options* o) { return measure_value(t, true, "a percent", &o->max_noise); }},
         {"max_time", "SECONDS",
          fmt::format("Seconds per row after which launching stops, target met or not (default {})",
                      StoppingRule{}.max_time_s),
-         "seconds > 0 (a finite decimal number)", kRun,
+         "seconds > 0 (a finite decimal number)", kRun | kAutotune,
          [](const std::string& t, Options* o) { return measure_value(t, true, "seconds", &o->max_time); }},
     };
     return kFlags;
@@ -445,6 +473,8 @@ const std::vector<ModeSpec>& mode_table() {
         {kList, "list", "prints the kernels, filtered by --kernel, --dtype and --head_dim"},
         {kCalibrate, "calibrate", "measures this GPU's ceilings"},
         {kSchema, "schema", "prints the JSON schema"},
+        {kAutotune, "autotune",
+         "times every instantiated tile of each kernel under the stopping rule, checked, and caches the fastest"},
     };
     return kModes;
 }
@@ -499,11 +529,15 @@ const std::vector<CrossRule>& cross_rules() {
                                         rule_flag, rule_flag);
              return {};
          }},
-        {"--min_time at most --max_time (given or default: max_time would stop every row before min_time)",
+        {"--min_time at most --max_time (given or default, --autotune's defaults with --autotune: max_time would "
+         "stop every row before min_time)",
          [](const Options& o) -> std::string {
-             if (o.min_time <= o.max_time) return {};
-             return fmt::format("--min_time {} with --max_time {}: min_time must not exceed max_time", o.min_time,
-                                o.max_time);
+             const AutotuneRule tuning;
+             const double min_time = o.autotune && !o.was_given("min_time") ? tuning.min_time_s : o.min_time;
+             const double max_time = o.autotune && !o.was_given("max_time") ? tuning.max_time_s : o.max_time;
+             if (min_time <= max_time) return {};
+             return fmt::format("--min_time {} with --max_time {}: min_time must not exceed max_time", min_time,
+                                max_time);
          }},
         {"--m_block_size with --num_threads: (m_block_size * 2) divisible by num_threads (the example's rule)",
          [](const Options& o) -> std::string {
@@ -532,6 +566,17 @@ const std::vector<CrossRule>& cross_rules() {
              return fmt::format("--batch_size {} with --num_head {} and --seqlen_q {}: {:.4g} CTAs (ceil({} / {}) "
                                 "query tiles x {} heads x {}) exceed CUDA's grid limit of {}",
                                 b, h, sq, static_cast<double>(tiles) * h * b, sq, m, h, b, kMaxGridCtas);
+         }},
+        {"--no_tune_cache excludes --tune_cache and the tile flags (it reads no cache; tile flags already bypass it)",
+         [](const Options& o) -> std::string {
+             if (!o.no_tune_cache) return {};
+             for (const char* f : {"tune_cache", "m_block_size", "n_block_size", "num_threads"})
+                 if (o.was_given(f))
+                     return fmt::format("--no_tune_cache with --{}: {}; leave one out", f,
+                                        std::string(f) == "tune_cache"
+                                            ? "--no_tune_cache reads no cache file"
+                                            : "a tile flag already bypasses the cached tiles");
+             return {};
          }},
         {"--peaks_file left out: an existing default cache must be readable too (the same rule)",
          [](const Options& o) -> std::string {
@@ -577,7 +622,7 @@ const std::vector<std::string>& validation_rules() {
             "a switch takes no value (--is_causal, not --is_causal=1); a value flag needs one",
             "unknown flags and stray arguments are refused",
             "every flag at most once (a comma list sweeps: --batch_size 2,3)",
-            "at most one mode: --profile, --explain, --list, --calibrate, --schema",
+            "at most one mode: --profile, --explain, --list, --calibrate, --schema, --autotune",
             "a flag the mode does not use is refused with it (the lines below say which flags each mode takes)",
             "integers: an optional sign and the digits 0-9, nothing else (no 0x, no spaces, no _, no exponent); "
             "a value out of range names the range",

@@ -65,6 +65,9 @@ struct Options {
     bool profile = false;
     bool explain = false;
     bool calibrate = false;   // measure the GEMM and copy ceilings, cache them in peaks_file, exit
+    bool autotune = false;    // time every tile per problem and kernel, cache the fastest in tune_cache
+    std::string tune_cache;   // empty: default_tune_file()
+    bool no_tune_cache = false;  // runs ignore the cached --autotune tiles
     std::string peaks_file;   // empty: default_peaks_file()
     std::string csv;
     std::string save_tensors;

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <ctime>
 
 namespace fa {
 namespace {
@@ -59,11 +61,39 @@ std::vector<const KernelInfo*> selected_kernels(const Options& o) {
 
 }  // namespace
 
-Sweep expand_sweep(const Options& o) { return {expand_problems(o), expand_tiles(o), selected_kernels(o)}; }
+Sweep expand_sweep(const Options& o, const TuneCache* tune_cache) {
+    return {expand_problems(o), expand_tiles(o), selected_kernels(o), tune_cache};
+}
 
 std::string shape_tag(const ProblemShape& p) { return nvtx_problem_tag(p); }
 
-std::vector<Job> plan_jobs(const ProblemShape& p, const Sweep& sweep, const DeviceInfo& dev, bool with_reference) {
+namespace {
+
+// The tile precedence's middle step for kernel `k`: the cached --autotune tile for p's bucket on
+// this GPU, when no tile flag is given, the kernel can run p at all (its default is supported)
+// and the cached tile is still instantiated and runnable here. Null otherwise; a stale entry adds
+// a line to `warnings`.
+const TuneEntry* cached_choice(const KernelInfo& k, const ProblemShape& p, const Sweep& sweep, const DeviceInfo& dev,
+                               std::vector<std::string>* warnings) {
+    if (!sweep.tiles.empty() || sweep.tune_cache == nullptr || dev.name.empty()) return nullptr;
+    const TuneEntry* e = sweep.tune_cache->find(tune_key(dev.name, k.slug, p));
+    if (e == nullptr) return nullptr;
+    const KernelInstance* inst = nullptr;
+    if (!check_support(k, p, nullptr, dev.sm, dev.smem_optin, &inst).empty()) return nullptr;
+    const std::string why = check_support(k, p, &e->tile, dev.sm, dev.smem_optin, &inst);
+    if (why.empty()) return e;
+    const std::string line = fmt::format("tune cache: {} [{}]: cached tile {}x{}x{} is stale ({}); using the "
+                                         "default tile (--autotune re-tunes it)",
+                                         k.slug, shape_tag(p), e->tile.m_block_size, e->tile.n_block_size,
+                                         e->tile.num_threads, why);
+    if (warnings && std::find(warnings->begin(), warnings->end(), line) == warnings->end()) warnings->push_back(line);
+    return nullptr;
+}
+
+}  // namespace
+
+std::vector<Job> plan_jobs(const ProblemShape& p, const Sweep& sweep, const DeviceInfo& dev, bool with_reference,
+                           std::vector<std::string>* warnings) {
     std::vector<Job> jobs;
     const std::size_t io = static_cast<std::size_t>(compulsory_bytes(p));
     const std::size_t ref =
@@ -72,11 +102,16 @@ std::vector<Job> plan_jobs(const ProblemShape& p, const Sweep& sweep, const Devi
     std::vector<const TileConfig*> tile_choices;
     for (const TileConfig& t : sweep.tiles) tile_choices.push_back(&t);
     if (tile_choices.empty()) tile_choices.push_back(nullptr);
+    const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
     for (const KernelInfo* k : sweep.kernels) {
+        const TuneEntry* tuned = cached_choice(*k, p, sweep, dev, warnings);
         for (const TileConfig* t : tile_choices) {
             Job j;
             j.kernel = k;
-            j.reason = check_support(*k, p, t, dev.sm, dev.smem_optin, &j.inst);
+            // tile_choices is {nullptr} when a cached tile exists: no tile flag was given.
+            const TileConfig* tile = tuned ? &tuned->tile : t;
+            if (tuned) j.tile_note = fmt::format("autotuned {} ago", tune_age(tuned->tuned_at, now));
+            j.reason = check_support(*k, p, tile, dev.sm, dev.smem_optin, &j.inst);
             if (j.inst) {
                 j.plan = plan_launch(*k, *j.inst, p, dev.sm_count, resident_ctas_per_sm(dev, *j.inst));
                 if (k->workspace_bytes) j.kernel_workspace = k->workspace_bytes(p);

@@ -16,6 +16,7 @@
 #include <new>
 #include <stdexcept>
 
+#include "autotune.h"
 #include "calibration_cache.h"
 #include "csv_writer.h"
 #include "device.h"
@@ -50,15 +51,16 @@ class Runner {
     }
 
     int run() {
-        const Sweep sweep = expand_sweep(o_);
+        const TuneCache tuned = load_run_tune_cache(o_, dev_);  // prints its one warning line, if any
+        const Sweep sweep = expand_sweep(o_, &tuned);
         // Every problem is planned before anything runs: what cannot run is known first, and a
         // rule that needs the kernels' tiles (check_jobs) refuses the sweep up front, with
         // nothing printed and no CSV touched, rather than halfway.
         std::vector<PlannedProblem> plan;
         int runnable = 0;
-        std::vector<std::string> reasons;
+        std::vector<std::string> reasons, warnings;  // warnings: stale cached tiles (plan.h)
         for (const ProblemShape& p : sweep.problems) {
-            plan.push_back({p, plan_jobs(p, sweep, dev_, checks_outputs())});
+            plan.push_back({p, plan_jobs(p, sweep, dev_, checks_outputs(), &warnings)});
             if (const std::string e = check_jobs(p, plan.back().jobs); !e.empty()) {
                 fmt::print(stderr, "fa-bench: {}\n", e);
                 return 2;
@@ -68,6 +70,7 @@ class Runner {
                 else reasons.push_back(fmt::format("{} [{}]: {}", j.kernel->slug, shape_tag(p), j.reason));
             }
         }
+        for (const std::string& w : warnings) fmt::print(stderr, "fa-bench: warning: {}\n", w);
         // Opened once the sweep is accepted, still before anything runs, so a refused sweep
         // leaves no new file behind.
         if (csv_ != nullptr)
@@ -140,6 +143,7 @@ class Runner {
             r.m_block_size = j.inst->tile.m_block_size;
             r.n_block_size = j.inst->tile.n_block_size;
             r.num_threads = j.inst->tile.num_threads;
+            r.note = j.tile_note;  // "autotuned ..." when the tile came from the tune cache
             fill_resources(dev_, *j.inst, j.plan, &r);
             if (o_.explain || !dev_.present) {
                 r.check = "n/a";
@@ -216,6 +220,7 @@ int run(const Options& o) {
         return 2;
     }
     if (o.calibrate) return run_calibration(o.peaks_file, dev);
+    if (o.autotune) return run_autotune(o, dev);
     CsvWriter csv;  // opened by the runner once the sweep is planned and accepted
     int code = 0;
     try {

@@ -19,6 +19,44 @@ std::string naive_problem_limit(const ProblemShape& p) {
                        ctas);
 }
 
+std::string tile_text(int m, int n, int threads) { return fmt::format("{}x{}x{}", m, n, threads); }
+
+// Rungs 1-2 (lib/device/scalar_tile.cuh): a lane owns 8·m_block_size / num_threads query rows and
+// keeps, per row, D/8 O accumulators, n_block_size/8 scores and one 16-byte Q chunk as fp32 in
+// the S loop. ptxas (CUDA 13.0, sm_80) fits up to 192 such values beside addresses and softmax
+// state: 236-240 registers at 128x64x128 head_dim 64 (8 rows x 24), 238-255 at 64x32x128
+// head_dim 256 (4 x 44); at 128x64x128 head_dim 128 (8 x 32 = 256) it spills 472 bytes a thread.
+std::string scalar_tile_limit(const TileConfig& t, const ProblemShape& p) {
+    if (t.num_threads <= 0 || t.m_block_size <= 0) return {};
+    const int chunk = 16 / static_cast<int>(dtype_bytes(p.dtype));
+    auto live = [&](int m) { return 8 * m / t.num_threads * (p.head_dim / 8 + t.n_block_size / 8 + chunk); };
+    constexpr int kMaxLive = 192;
+    if (live(t.m_block_size) <= kMaxLive) return {};
+    int m = t.m_block_size;
+    while (m > t.num_threads / 8 && live(m) > kMaxLive) m /= 2;  // a lane keeps at least one row
+    const std::string closest =
+        live(m) <= kMaxLive ? fmt::format("; the closest legal tile is {}", tile_text(m, t.n_block_size, t.num_threads))
+                            : "";
+    return fmt::format("{} query rows per lane need {} live fp32 values for O, S and a Q chunk at head_dim {}, "
+                       "past the {} that fit in 255 registers without spilling{}",
+                       8 * t.m_block_size / t.num_threads, live(t.m_block_size), p.head_dim, kMaxLive, closest);
+}
+
+// Rungs 5-7 (lib/device/wgmma_traits.cuh): wgmma's M is 64 rows per 128-thread warpgroup, so a
+// Hopper tile is 64·w query rows x 128·w consumer threads for w warpgroups (w <= 4: a TMA box
+// spans at most 256 rows), and wgmma's N for S = Q·Kᵀ here is 64 or 128 keys.
+std::string hopper_tile_limit(const TileConfig& t, const ProblemShape&) {
+    const bool legal = t.num_threads % 128 == 0 && t.m_block_size == t.num_threads / 2 && t.m_block_size <= 256 &&
+                       (t.n_block_size == 64 || t.n_block_size == 128);
+    if (legal) return {};
+    // Keep the query rows (the work per CTA) and take the warpgroups they need.
+    const int warpgroups = std::clamp((t.m_block_size + 32) / 64, 1, 4);
+    const int n = t.n_block_size <= 96 ? 64 : 128;
+    return fmt::format("Hopper tiles are 64 query rows per 128-thread consumer warpgroup (wgmma M = 64) and 64 or "
+                       "128 keys (wgmma N); the closest legal tile is {}",
+                       tile_text(64 * warpgroups, n, 128 * warpgroups));
+}
+
 }  // namespace
 
 const std::vector<KernelInfo>& kernel_registry() {
@@ -31,9 +69,9 @@ const std::vector<KernelInfo>& kernel_registry() {
         {0, "naive", "materialized S and P in global memory: cuBLAS GEMM, fp32 softmax, cuBLAS GEMM", 80,
          &naive_instances, &naive_workspace_bytes, false, kPlain, &naive_problem_limit},
         {1, "tiled", "fused online softmax, Q/K/V tiles in shared memory, FP32 scalar math (no tensor cores)", 80,
-         &tiled_instances, nullptr, false, kLse},
+         &tiled_instances, nullptr, false, kLse, nullptr, &scalar_tile_limit},
         {2, "cp_async", "tiled + cp.async 16-byte copies, two-stage K/V pipeline, 16-byte O stores", 80,
-         &cp_async_instances, nullptr, false, kLse},
+         &cp_async_instances, nullptr, false, kLse, nullptr, &scalar_tile_limit},
         {3, "mma", "cp_async + tensor cores: mma.sync m16n8k16, ldmatrix(.trans) from swizzled smem, P in registers", 80,
          &mma_instances, nullptr, false, kDecode},
         {4, "warp_specialized",
@@ -41,13 +79,13 @@ const std::vector<KernelInfo>& kernel_registry() {
          80, &warp_specialized_instances, nullptr, false, kLse},
         {5, "wgmma_tma",
          "Hopper: TMA into a 3-4 stage mbarrier ring, wgmma for S = Q.K^T and O += P.V, plain schedule", 90,
-         &wgmma_tma_instances, nullptr, true, kDecode},
+         &wgmma_tma_instances, nullptr, true, kDecode, nullptr, &hopper_tile_limit},
         {6, "wgmma_ws",
          "wgmma_tma + producer warpgroup, setmaxnreg, consumer ping-pong (num_threads counts consumers; +128 launched)",
-         90, &wgmma_ws_instances, nullptr, true, kDecode},
+         90, &wgmma_ws_instances, nullptr, true, kDecode, nullptr, &hopper_tile_limit},
         {7, "wgmma_overlap",
          "wgmma_ws + intra-warpgroup overlap: S(t+1) issued with P(t).V(t), softmax under the PV wgmma (+128 launched)",
-         90, &wgmma_overlap_instances, nullptr, true, kDecode},
+         90, &wgmma_overlap_instances, nullptr, true, kDecode, nullptr, &hopper_tile_limit},
     };
     return kRegistry;
 }
@@ -135,8 +173,9 @@ std::string check_support(const KernelInfo& kernel, const ProblemShape& p, const
             for (const KernelInstance* inst : runnable) have.push_back(tile_str(inst->tile));
             if (std::string why = tile_rule_violation(*tile); !why.empty())
                 return fmt::format("tile {} breaks the rule: {}", tile_str(*tile), why);
-            return fmt::format("tile {} (m_block_size x n_block_size x num_threads) not instantiated; valid: {}",
-                               tile_str(*tile), fmt::join(have, ", "));
+            const std::string limit = kernel.tile_limit ? kernel.tile_limit(*tile, p) : std::string();
+            return fmt::format("tile {} (m_block_size x n_block_size x num_threads) not instantiated{}{}; valid: {}",
+                               tile_str(*tile), limit.empty() ? "" : ": ", limit, fmt::join(have, ", "));
         }
     }
     if (std::string why = tile_rule_violation(pick->tile); !why.empty()) return why;  // a bad instance row

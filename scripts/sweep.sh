@@ -16,7 +16,10 @@ usage: scripts/sweep.sh [--grid fa2|decode] [--dry-run] [FA_BENCH] [OUT_DIR]
 Environment:
   KERNELS          fa-bench --kernel value        (default: fa2 all; decode every tiled (fused)
                    kernel of fa-bench --list: naive materializes S, hopeless at Sk = 256k)
-  FA_BENCH_ARGS    extra fa-bench flags, e.g. "--use_cold_l2"   (default none)
+  FA_BENCH_ARGS    extra fa-bench flags, e.g. "--use_cold_l2"   (default none). The CuTe example's
+                   tile on every rung, next to the example itself (its peer runs 128x64x128):
+                   FA_BENCH_ARGS="--m_block_size 128 --n_block_size 64 --num_threads 128" PEERS=cute
+                   (rungs without that tile print UNSUPPORTED naming the closest legal one)
   CALIBRATE        1: run fa-bench --calibrate first, into OUT_DIR/peaks.csv, which every fa-bench
                    call then reads (peak_gbs = the copy ceiling of this call)  (default: decode 1,
                    fa2 0)

@@ -392,6 +392,19 @@ std::vector<KernelInstance> scalar_rung_instances() {
     add_dtype(TypeTag<__half>{});
     add_dtype(TypeTag<__nv_bfloat16>{});
     add_dtype(TypeTag<float>{});
+    // The CuTe DSL example's default tile, 128 x 64 x 128 (flash_attention_v2.py), after every
+    // default so that no (dtype, head_dim) changes its default. 128 rows over 4 warps give a lane
+    // 8 query rows instead of 4: an 8x8 S tile (64 fp32), 8·D/8 O accumulators and an 8-row Q
+    // slice (64 fp32) in flight in the S loop. At D=64 that is 64 + 64 + 64 + addresses: 236
+    // (tiled) / 240 (cp_async) registers on sm_80, no spill. At D=128 O alone is 128 fp32, the sum
+    // passes 255 and ptxas (CUDA 13.0, sm_80) spills 472-480 bytes per thread inside both loops,
+    // so D=128 is not instantiated: scalar_tile_limit (lib/registry.cpp) names 64x64x128 instead.
+    auto add_example_tile = [&v](auto type_tag) {
+        using T = typename decltype(type_tag)::type;
+        v.push_back(Rung::template row<T, 64, 64, 128>());
+    };
+    add_example_tile(TypeTag<__half>{});
+    add_example_tile(TypeTag<__nv_bfloat16>{});
     return v;
 }
 

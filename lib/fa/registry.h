@@ -35,6 +35,10 @@ struct KernelInfo {
     // Why the kernel's own launch or index arithmetic cannot take a problem that passed the
     // command line's limits (empty: it can); null: no limit of its own.
     std::string (*problem_limit)(const ProblemShape&) = nullptr;
+    // Why this rung's code cannot take `tile` for `problem` at all (empty: it could, whether or
+    // not an instance is built), naming the closest tile it can take; check_support adds it to
+    // a "not instantiated" reason. Null: no rule beyond the instance list.
+    std::string (*tile_limit)(const TileConfig& tile, const ProblemShape& problem) = nullptr;
 };
 
 const std::vector<KernelInfo>& kernel_registry();

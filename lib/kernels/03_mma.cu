@@ -34,6 +34,10 @@
 // kBlockN = 32 (245 registers, no spill, 8 warps per SM):
 //   d=128: 128 x 32, 4 warps, 64 KB smem.   d=64: 128 x 64, 4 warps, 48 KB (222-231 registers).
 //   64 x 64 (16 rows per warp) rows serve short sequences, where 128-row tiles leave SMs idle.
+//   128 x 64 at d=128 is built anyway, after the defaults, because it is the CuTe DSL example's
+//   default tile (issue #13: compare the two at the same tile): ptxas (CUDA 13.0, sm_80) gives it
+//   255 registers and spills 28 bytes (44 loaded back) a thread, 96 KB smem. --autotune measures
+//   whether it beats 128 x 32 where it matters.
 // Two CTAs per SM fit both limits: 2 x 4 warps x 248 registers per SM sub-partition's 16 K, and
 // 2 x 64 KB of shared memory.
 //
@@ -365,6 +369,8 @@ const std::vector<KernelInstance>& mma_instances() {
         mma_instance<MmaTraits<__half, 64, 128, 64, 4>>(),
         mma_instance<MmaTraits<__nv_bfloat16, 128, 64, 64, 4>>(),
         mma_instance<MmaTraits<__nv_bfloat16, 64, 64, 64, 4>>(),
+        mma_instance<MmaTraits<__nv_bfloat16, 128, 128, 64, 4>>(),
+        mma_instance<MmaTraits<__half, 128, 128, 64, 4>>(),
     };
     return instances;
 }

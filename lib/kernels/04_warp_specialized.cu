@@ -74,6 +74,11 @@
 //     shared-memory bandwidth per FLOP than rung 3. On the H100 (one call, results/
 //     nvidia-h100-80gb-hbm3/ws_portable_rows.csv, TFLOP/s, rung 3 in brackets): d=128 4x16x8192
 //     369 (342) non-causal, 334 (323) causal; d=64 2x32x8192 309 (306), 280 (290).
+//   the CuTe example's tile (issue #13), portable, after the defaults: 128 x 64 with 4 consumer
+//     warps of 32 rows (as rung 3) + 1 producer warp, 4 stages, one CTA per SM (5 warps at 255
+//     registers would need 2 x 5 x 32 x 255 > 64 K registers for two): d=64 80 KB, 214
+//     registers, no spill; d=128 160 KB, 255 registers, 64 bytes spilled (88 loaded) a thread
+//     (ptxas, CUDA 13.0, sm_80). Not measured yet.
 // Tile rows report num_threads = the consumer (MMA) threads; the CTA launches kNProducerThreads
 // more. The tile rule (2·m_block_size) % num_threads == 0 binds the consumers.
 //
@@ -520,6 +525,10 @@ const std::vector<KernelInstance>& warp_specialized_instances() {
                  warp_specialized_instance<WarpSpecializedTraits<__nv_bfloat16, 64, 176, 64, 11, 4>>(),
                  warp_specialized_instance<WarpSpecializedTraits<__half, 128, 176, 32, 11, 4>>(),
                  warp_specialized_instance<WarpSpecializedTraits<__half, 64, 176, 64, 11, 4>>(),
+                 warp_specialized_instance<WarpSpecializedTraits<__nv_bfloat16, 128, 128, 64, 4, 4>>(),
+                 warp_specialized_instance<WarpSpecializedTraits<__nv_bfloat16, 64, 128, 64, 4, 4>>(),
+                 warp_specialized_instance<WarpSpecializedTraits<__half, 128, 128, 64, 4, 4>>(),
+                 warp_specialized_instance<WarpSpecializedTraits<__half, 64, 128, 64, 4, 4>>(),
              })
             rows.push_back(r);
         return rows;

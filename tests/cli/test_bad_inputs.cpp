@@ -111,6 +111,25 @@ TEST_CASE("bad input: one line naming the flag and the rule, exit 2, nothing run
         {{"--schema", "--kernel", "mma"}, "--kernel with --schema:"},
         {{"--calibrate", "--seqlen_q", "64"}, "--seqlen_q with --calibrate:"},
         {{"--is_causal", "--causal", "0,1"}, "--is_causal with --causal: give one"},
+        // --autotune: a mode of its own; it picks the tiles, checks every one and caches the winner
+        {{"--autotune", "--m_block_size", "128"}, "--m_block_size with --autotune: --autotune times every instantiated"},
+        {{"--autotune", "--num_threads", "128"}, "--num_threads with --autotune:"},
+        {{"--autotune", "--profile"}, "--profile with --autotune: choose one mode"},
+        {{"--explain", "--autotune"}, "--explain with --autotune: choose one mode"},
+        {{"--autotune", "--iterations", "5"}, "--iterations with --autotune:"},
+        {{"--autotune", "--skip_ref_check"}, "--skip_ref_check with --autotune:"},
+        {{"--autotune", "--csv", f("new.csv")}, "--csv with --autotune:"},
+        {{"--autotune", "--no_tune_cache"}, "--no_tune_cache with --autotune:"},
+        {{"--autotune", "--save_tensors", f("a_directory")}, "--save_tensors with --autotune:"},
+        {{"--autotune=1"}, "--autotune=1: --autotune is a switch and takes no value"},
+        {{"--tune_cache", ""}, "--tune_cache '': must name a file"},
+        {{"--tune_cache", f("a_directory")}, "--tune_cache " + f("a_directory") + ": is a directory"},
+        {{"--tune_cache"}, "--tune_cache: needs a value (FILE)"},
+        {{"--no_tune_cache", "--tune_cache", f("t.csv")}, "--no_tune_cache with --tune_cache: --no_tune_cache reads no"},
+        {{"--no_tune_cache", "--m_block_size", "128"}, "--no_tune_cache with --m_block_size: a tile flag already"},
+        {{"--list", "--tune_cache", f("t.csv")}, "--tune_cache with --list:"},
+        {{"--calibrate", "--no_tune_cache"}, "--no_tune_cache with --calibrate:"},
+        {{"--autotune", "--max_time", "0.01"}, "--min_time 0.05 with --max_time 0.01: min_time must not exceed"},
         // switches and argv shape
         {{"--is_causal=0"}, "--is_causal=0: --is_causal is a switch and takes no value"},
         {{"--use_cold_l2=1"}, "--use_cold_l2=1: --use_cold_l2 is a switch and takes no value"},
@@ -243,4 +262,39 @@ TEST_CASE("bad input: one line naming the flag and the rule, exit 2, nothing run
         CHECK(o.err.rfind("fa-bench: ", 0) == 0);
         CHECK(o.err.find(c.expected) != std::string::npos);
     }
+}
+
+// --autotune end to end on a tiny problem: without a GPU one line and exit 2, nothing written; with
+// one, a ranking, the cache file, and a later run that takes the cached tile (note "autotuned").
+TEST_CASE("autotune: needs a GPU, and with one caches a tile that later runs use", "[cli]") {
+    const Fixtures f;
+    const std::string cache = f("tune.csv");
+    const std::vector<std::string> shape = {"--kernel", "mma", "--batch_size", "1", "--num_head", "2",
+                                            "--seqlen_q", "256", "--seqlen_k", "256", "--head_dim", "64",
+                                            "--tune_cache", cache};
+    std::vector<std::string> tune = {"--autotune", "--max_time", "0.1"};
+    tune.insert(tune.end(), shape.begin(), shape.end());
+    const Outcome o = run_fa_bench(tune, f.dir);
+    INFO("stdout: " << o.out << "\nstderr: " << o.err);
+    if (o.code == 2) {
+        CHECK(o.out.empty());
+        CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+        CHECK(o.err.find("fa-bench: --autotune needs a CUDA GPU") == 0);
+        CHECK_FALSE(fs::exists(cache));
+        return;
+    }
+    REQUIRE(o.code == 0);
+    CHECK(o.out.find("autotune mma [BFloat16 b1 h2 sq256 sk256 d64 c0]") != std::string::npos);
+    CHECK(o.out.find("best: ") != std::string::npos);
+    CHECK(slurp(cache).rfind("gpu\tkernel\t", 0) == 0);
+    const Outcome run = run_fa_bench(shape, f.dir);
+    INFO("run stdout: " << run.out << "\nstderr: " << run.err);
+    CHECK(run.code == 0);
+    CHECK(run.out.find("autotuned") != std::string::npos);
+    std::vector<std::string> plain = shape;
+    plain.push_back("--no_tune_cache");
+    plain.erase(std::find(plain.begin(), plain.end(), "--tune_cache"), plain.end() - 1);
+    const Outcome untuned = run_fa_bench(plain, f.dir);
+    CHECK(untuned.code == 0);
+    CHECK(untuned.out.find("autotuned") == std::string::npos);
 }

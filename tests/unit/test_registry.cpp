@@ -172,3 +172,44 @@ TEST_CASE("check_support applies a kernel's own limit: naive's softmax grid", "[
     p.seqlen_q = (1 << 19) - 1;
     CHECK(fa::check_support(*naive, p, nullptr, 90, 227 * 1024, &inst).empty());
 }
+
+// Issue #13: the CuTe example's 128x64x128 runs on every rung whose code can hold it, after the
+// defaults (which do not change), and every other rung's reason names the closest legal tile.
+TEST_CASE("the example's 128x64x128: built where legal, otherwise the closest legal tile named", "[registry]") {
+    const fa::TileConfig example{128, 64, 128};
+    for (fa::DType dtype : {fa::DType::BFloat16, fa::DType::Float16})
+        for (int d : {64, 128}) {
+            fa::ProblemShape p;
+            p.dtype = dtype;
+            p.head_dim = d;
+            for (const char* slug : {"tiled", "cp_async", "mma", "warp_specialized", "wgmma_tma", "wgmma_ws",
+                                     "wgmma_overlap"}) {
+                const fa::KernelInfo* k = fa::find_kernel(slug);
+                REQUIRE(k != nullptr);
+                INFO(slug << " " << fa::dtype_name(dtype) << " head_dim " << d);
+                const fa::KernelInstance* inst = nullptr;
+                const std::string why = fa::check_support(*k, p, &example, 90, 227 * 1024, &inst);
+                const bool scalar = std::string(slug) == "tiled" || std::string(slug) == "cp_async";
+                const bool hopper = k->min_sm == 90;
+                if (hopper) {
+                    CHECK(why.find("the closest legal tile is 128x64x256") != std::string::npos);
+                } else if (scalar && d == 128) {
+                    CHECK(why.find("the closest legal tile is 64x64x128") != std::string::npos);
+                } else {
+                    CHECK(why.empty());
+                    REQUIRE(inst != nullptr);
+                    CHECK(inst->tile == example);
+                }
+            }
+        }
+    // The defaults stay: mma at BFloat16 head_dim 128 still runs 128x32x128 without a tile flag.
+    fa::ProblemShape p;
+    const fa::KernelInstance* inst = nullptr;
+    CHECK(fa::check_support(*fa::find_kernel("mma"), p, nullptr, 80, 163 * 1024, &inst).empty());
+    REQUIRE(inst != nullptr);
+    CHECK(inst->tile == fa::TileConfig{128, 32, 128});
+    // A legal Hopper tile that is simply not built names no rule, only the instantiated ones.
+    const fa::TileConfig legal_hopper{128, 64, 256};
+    const std::string why = fa::check_support(*fa::find_kernel("wgmma_tma"), p, &legal_hopper, 90, 227 * 1024, &inst);
+    CHECK(why.find("not instantiated; valid: 128x128x256") != std::string::npos);
+}
