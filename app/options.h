@@ -66,6 +66,7 @@ struct Options {
     bool explain = false;
     bool calibrate = false;   // measure the GEMM and copy ceilings, cache them in peaks_file, exit
     std::string peaks_file;   // empty: default_peaks_file()
+    std::string model_gpu;    // empty: the model uses the device's ceilings; else known_gpu(model_gpu)'s
     std::string csv;
     std::string save_tensors;
     uint64_t seed = 0;
