@@ -141,8 +141,8 @@ const std::vector<CsvColumn>& csv_column_table() {
          [](R r) { return num(r.bound_ms, r.bounded); }},
         {"bound_sum_ms", "the sum of the terms: the bound without overlap, ms",
          [](R r) { return num(r.bound_sum_ms, r.bounded); }},
-        {"pct_of_bound", "bound_ms / median time, % (100: at the bound; never above)",
-         [](R r) { return num(r.pct_of_bound, r.bounded && r.timed); }},
+        {"pct_of_bound", "bound_ms / median time, % (100: at the bound; never above; empty for a FAIL row)",
+         [](R r) { return num(r.pct_of_bound, r.bounded && r.timed && r.check != "FAIL"); }},
         {"bound_term", "the largest term: tensor or fp32 (math), sfu, hbm or l2", [](R r) { return r.bound_term; }},
         {"peak_source", "where the ceilings came from: device:<gpu> (its attributes) or table:<gpu> (--model_gpu)",
          [](R r) { return r.peak_source; }},
@@ -222,7 +222,7 @@ void print_table_row(std::FILE* out, const ResultRow& r) {
                timed(r.noise_pct, 1), r.timed ? std::to_string(r.iterations) : "-", timed(r.tflops, 1),
                timed(r.bandwidth_gbs, 0), r.practical_gbs > 0 && r.timed ? fmt::format("{:.0f}", r.pct_of_copy) : "-",
                fmt::format("{:.1f}", r.arithmetic_intensity), fmt::format("{:.1f}", r.flops / 1e9),
-               r.bounded && r.timed ? fmt::format("{:.0f}", r.pct_of_bound) : "-",
+               r.bounded && r.timed && r.check != "FAIL" ? fmt::format("{:.0f}", r.pct_of_bound) : "-",
                clocked ? fmt::format("{:.0f}", r.sm_clock_mean_mhz) : "-", r.check,
                r.checked ? fmt::format("{:.2e}", r.rel_l2_err) : "-", r.flags.empty() ? "-" : r.flags, r.note);
     std::fflush(out);

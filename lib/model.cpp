@@ -161,7 +161,8 @@ double model_l2_bytes(const ProblemShape& p, const Elements& e, const TileOrder&
     const double d = p.head_dim;
     const double q_and_o = heads * p.seqlen_q * d * (e.in_bytes + e.out_bytes);
     if (order.m_block <= 0) {
-        const double kv = static_cast<double>(p.batch) * p.kv_heads() * p.seqlen_k * d * 2.0 * e.in_bytes;
+        // cuBLAS's batched GEMMs run one query head each, so each reads its K/V head again.
+        const double kv = heads * p.seqlen_k * d * 2.0 * e.in_bytes;
         return q_and_o + kv + scores_all(p) * (2.0 * 4.0 + 2.0 * e.in_bytes);
     }
     const RowSpace rs = row_space(p, order);
