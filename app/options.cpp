@@ -341,7 +341,7 @@ const std::vector<FlagSpec>& flag_table() {
              o->explain = true;
              return std::nullopt;
          }},
-        {"calibrate", nullptr, "Measure this GPU's ceilings (cuBLAS GEMM, device copy) for the model, cache, exit",
+        {"calibrate", nullptr, "Measure this GPU's practical figures (cuBLAS GEMM, device copy; pct_of_copy), cache, exit",
          "a switch: takes no value", kCalibrate,
          [](const std::string&, Options* o) -> Result {
              o->calibrate = true;

@@ -47,7 +47,8 @@ struct Ceilings {
 // All at the maximum SM clock.
 Ceilings ceilings_for(const GpuSpec& gpu, MathUnit unit, double in_bytes);
 
-// Ceilings measured on a GPU by `fa-bench --calibrate` and cached in a small file.
+// What `fa-bench --calibrate` measures on a GPU, cached in a small file: practical figures
+// (Practical below), not the model's ceilings.
 struct Calibration {
     std::string gpu;         // device name the numbers belong to
     std::string timestamp;   // UTC, when measured

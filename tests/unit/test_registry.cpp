@@ -172,3 +172,13 @@ TEST_CASE("check_support applies a kernel's own limit: naive's softmax grid", "[
     p.seqlen_q = (1 << 19) - 1;
     CHECK(fa::check_support(*naive, p, nullptr, 90, 227 * 1024, &inst).empty());
 }
+
+TEST_CASE("registry: the math unit of each rung, which sets its model ceiling", "[registry]") {
+    // tiled and cp_async multiply with FFMA on the CUDA cores; naive's cuBLAS GEMMs and rungs 3-7
+    // (mma.sync, wgmma) run on the tensor cores.
+    for (const fa::KernelInfo& k : fa::kernel_registry()) {
+        INFO(k.slug);
+        const bool ffma = std::string(k.slug) == "tiled" || std::string(k.slug) == "cp_async";
+        CHECK(k.caps.math == (ffma ? fa::MathUnit::CudaCoreFp32 : fa::MathUnit::TensorCore));
+    }
+}
