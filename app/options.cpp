@@ -21,6 +21,7 @@
 #include "autotune.h"
 #include "calibration_cache.h"
 #include "csv_writer.h"
+#include "fa/model.h"
 #include "fa/registry.h"
 #include "fa/splitkv.h"
 
@@ -368,7 +369,7 @@ const std::vector<FlagSpec>& flag_table() {
              o->no_tune_cache = true;
              return std::nullopt;
          }},
-        {"calibrate", nullptr, "Measure this GPU's ceilings (cuBLAS GEMM, device copy) for the model, cache, exit",
+        {"calibrate", nullptr, "Measure this GPU's practical figures (cuBLAS GEMM, device copy; pct_of_copy), cache, exit",
          "a switch: takes no value", kCalibrate,
          [](const std::string&, Options* o) -> Result {
              o->calibrate = true;
@@ -420,6 +421,19 @@ const std::vector<FlagSpec>& flag_table() {
          [](const std::string& t, Options* o) -> Result {
              if (parse_layout(t, &o->layout)) return std::nullopt;
              return Broken{shown(t), "must be bshd or bhsd"};
+         }},
+        // The model's ceilings come from the device in use; this names a GPU of the spec table
+        // (lib/model.cpp) instead, so a machine without one (or scripts/remodel.py) can evaluate
+        // the bound for it.
+        {"model_gpu", "NAME", "Evaluate the napkin model for this GPU instead of the device (works without a GPU)",
+         "one of the GPUs the model knows: NVIDIA H100 80GB HBM3, NVIDIA H200, NVIDIA A100-SXM4-80GB",
+         kProblemModes,
+         [](const std::string& t, Options* o) -> Result {
+             if (known_gpu(t) == nullptr)
+                 return Broken{shown(t), fmt::format("must be one of the GPUs the model knows: {}",
+                                                     fmt::join(known_gpu_names(), ", "))};
+             o->model_gpu = t;
+             return std::nullopt;
          }},
         // Whether the device exists is known only once CUDA is asked (device.cpp): a named device
         // that is not there is then an error (exit 2), before anything runs.

@@ -69,6 +69,7 @@ struct Options {
     std::string tune_cache;   // empty: default_tune_file()
     bool no_tune_cache = false;  // runs ignore the cached --autotune tiles
     std::string peaks_file;   // empty: default_peaks_file()
+    std::string model_gpu;    // empty: the model uses the device's ceilings; else known_gpu(model_gpu)'s
     std::string csv;
     std::string save_tensors;
     uint64_t seed = 0;

@@ -123,19 +123,42 @@ const std::vector<CsvColumn>& csv_column_table() {
          [](R r) { return num(r.rel_l2_err, r.checked); }},
         {"lse_max_abs_err", "max |lse - lse_ref| of the row log-sum-exp (empty: the kernel writes none)",
          [](R r) { return num(r.lse_max_abs_err, r.lse_checked); }},
-        {"model_bytes", "napkin-model DRAM bytes of the tile that ran, no L2 reuse (seed 003)",
+        {"model_bytes", "model L2->SM bytes of the tile that ran: Q and O once, K and V once per query tile "
+                        "(+ split partials; naive: + S and P)",
          [](R r) { return num(r.model_bytes, r.modeled); }},
-        {"bound_ms", "max(flops / peak_tflops, model_bytes / peak_gbs, exponentials / SFU rate), ms",
+        {"model_hbm_bytes", "model DRAM bytes: compulsory + K/V re-reads the L2 cannot hold + intermediates past the "
+                            "L2 (what ncu's dram__bytes should read)",
+         [](R r) { return num(r.model_hbm_bytes, r.modeled); }},
+        {"t_math_ms", "flops / peak_tflops (the kernel's math unit: tensor cores, or FP32 FFMA), ms",
+         [](R r) { return num(r.t_math_ms, r.bounded); }},
+        {"t_sfu_ms", "exponentials (one exp2 per unmasked score) / SFU rate (16 per SM per clock), ms",
+         [](R r) { return num(r.t_sfu_ms, r.bounded); }},
+        {"t_hbm_ms", "DRAM bytes a warm-L2 launch must move (model_hbm_bytes less one L2 of inputs and one of O) / "
+                     "peak_gbs, ms",
+         [](R r) { return num(r.t_hbm_ms, r.bounded); }},
+        {"t_l2_ms", "model_bytes / peak_l2_gbs, ms", [](R r) { return num(r.t_l2_ms, r.bounded); }},
+        {"bound_ms", "the largest term (t_math_ms, t_sfu_ms, t_hbm_ms, t_l2_ms): no kernel is faster, ms",
          [](R r) { return num(r.bound_ms, r.bounded); }},
-        {"pct_of_bound", "bound_ms / median time, % (100: at the bound)",
-         [](R r) { return num(r.pct_of_bound, r.bounded && r.timed); }},
-        {"bound_term", "the largest term of the bound", [](R r) { return r.bound_term; }},
-        {"peak_source", "where the peaks came from: calibrated:<when>, table:<gpu> or derived",
+        {"bound_sum_ms", "the sum of the terms: the bound without overlap, ms",
+         [](R r) { return num(r.bound_sum_ms, r.bounded); }},
+        {"pct_of_bound", "bound_ms / median time, % (100: at the bound; never above; empty for a FAIL row)",
+         [](R r) { return num(r.pct_of_bound, r.bounded && r.timed && r.check != "FAIL"); }},
+        {"bound_term", "the largest term: tensor or fp32 (math), sfu, hbm or l2", [](R r) { return r.bound_term; }},
+        {"peak_source", "where the ceilings came from: device:<gpu> (its attributes) or table:<gpu> (--model_gpu)",
          [](R r) { return r.peak_source; }},
-        {"peak_tflops", "matmul ceiling the bound used, TFLOP/s", [](R r) { return num(r.peak_tflops, r.bounded); }},
-        {"peak_gbs", "DRAM ceiling the bound used, GB/s", [](R r) { return num(r.peak_gbs, r.bounded); }},
-        {"pct_of_copy", "bandwidth_gbs / peak_gbs, %: compulsory bytes against the copy ceiling (decode's metric)",
-         [](R r) { return num(r.pct_of_copy, r.bounded && r.timed); }},
+        {"peak_tflops", "math ceiling: SMs x FLOP/clk/SM of the unit x max SM clock, TFLOP/s",
+         [](R r) { return num(r.peak_tflops, r.bounded); }},
+        {"peak_gbs", "DRAM ceiling: 2 x memory clock x bus width, GB/s", [](R r) { return num(r.peak_gbs, r.bounded); }},
+        {"peak_l2_gbs", "L2->SM ceiling: SMs x 64 B/clk x max SM clock, GB/s",
+         [](R r) { return num(r.peak_l2_gbs, r.bounded); }},
+        {"practical_source", "where the practical figures came from: calibrated:<when> or table:<gpu> (empty: none)",
+         [](R r) { return r.practical_source; }},
+        {"practical_tflops", "a cuBLAS GEMM 8192^3 of the dtype, TFLOP/s (reached, not a ceiling)",
+         [](R r) { return num(r.practical_tflops, r.practical_tflops > 0); }},
+        {"practical_gbs", "a 1 GiB device-to-device copy, read + write, GB/s (reached, not a ceiling)",
+         [](R r) { return num(r.practical_gbs, r.practical_gbs > 0); }},
+        {"pct_of_copy", "bandwidth_gbs / practical_gbs, %: compulsory bytes against the copy (decode's metric)",
+         [](R r) { return num(r.pct_of_copy, r.practical_gbs > 0 && r.timed); }},
         {"smem_per_cta", "dynamic shared memory per CTA, bytes", [](R r) { return count(r.smem_per_cta); }},
         {"regs_per_thread", "registers per thread (cudaFuncGetAttributes)",
          [](R r) { return count(r.regs_per_thread); }},
@@ -197,34 +220,39 @@ void print_table_row(std::FILE* out, const ResultRow& r) {
     fmt::print(out, fmt::runtime(kTableFmt), r.kernel, r.dtype, r.batch_size, r.num_head, r.num_head_kv, r.seqlen_q,
                r.seqlen_k, r.head_dim, r.is_causal, tile_cell(r), splits_cell(r), timed(r.time_ms_median, 4),
                timed(r.noise_pct, 1), r.timed ? std::to_string(r.iterations) : "-", timed(r.tflops, 1),
-               timed(r.bandwidth_gbs, 0), r.bounded && r.timed ? fmt::format("{:.0f}", r.pct_of_copy) : "-",
+               timed(r.bandwidth_gbs, 0), r.practical_gbs > 0 && r.timed ? fmt::format("{:.0f}", r.pct_of_copy) : "-",
                fmt::format("{:.1f}", r.arithmetic_intensity), fmt::format("{:.1f}", r.flops / 1e9),
-               r.bounded && r.timed ? fmt::format("{:.0f}", r.pct_of_bound) : "-",
+               r.bounded && r.timed && r.check != "FAIL" ? fmt::format("{:.0f}", r.pct_of_bound) : "-",
                clocked ? fmt::format("{:.0f}", r.sm_clock_mean_mhz) : "-", r.check,
                r.checked ? fmt::format("{:.2e}", r.rel_l2_err) : "-", r.flags.empty() ? "-" : r.flags, r.note);
     std::fflush(out);
 }
 
 namespace {
+// --explain: the tile's resources, then the model: bytes through the L2 and from DRAM, each term
+// in ms, the bound, the term that binds and the overlap a kernel needs to reach it (sum / max).
 constexpr const char* kExplainFmt =
-    "{:<17} {:<8} {:>3} {:>3} {:>3} {:>6} {:>6} {:>4} {:>2} {:>11} {:>3} {:>8} {:>5} {:>7} {:>7} {:>10} {:>10} {:>9} "
-    "{:>8}  {}\n";
+    "{:<17} {:<8} {:>3} {:>3} {:>3} {:>6} {:>6} {:>4} {:>2} {:>11} {:>3} {:>8} {:>5} {:>6} {:>6} {:>10} {:>9} {:>9} "
+    "{:>8} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7}  {}\n";
 }  // namespace
 
 void print_explain_header(std::FILE* out) {
     fmt::print(out, fmt::runtime(kExplainFmt), "kernel", "dtype", "B", "H", "Hkv", "Sq", "Sk", "D", "c", "tile",
-               "spl", "smem_B", "regs", "CTA/SM", "waves", "model_MB", "compul_MB", "bound_ms", "binds", "note");
+               "spl", "smem_B", "regs", "CTA/SM", "waves", "L2->SM_MB", "HBM_MB", "compul_MB", "math_ms", "sfu_ms",
+               "hbm_ms", "l2_ms", "bound_ms", "binds", "overlap", "note");
 }
 
 void print_explain_row(std::FILE* out, const ResultRow& r) {
     auto opt = [](int v) { return v > 0 ? std::to_string(v) : std::string("-"); };
+    auto mb = [&](double bytes) { return r.modeled ? fmt::format("{:.1f}", bytes / 1e6) : std::string("-"); };
+    auto ms = [&](double v) { return r.bounded ? fmt::format("{:.4f}", v) : std::string("-"); };
     fmt::print(out, fmt::runtime(kExplainFmt), r.kernel, r.dtype, r.batch_size, r.num_head, r.num_head_kv,
                r.seqlen_q, r.seqlen_k, r.head_dim, r.is_causal, tile_cell(r), splits_cell(r), opt(r.smem_per_cta),
-               opt(r.regs_per_thread),
-               opt(r.ctas_per_sm), r.waves > 0 ? fmt::format("{:.2f}", r.waves) : "-",
-               r.modeled ? fmt::format("{:.1f}", r.model_bytes / 1e6) : "-",
-               fmt::format("{:.1f}", r.compulsory_bytes / 1e6),
-               r.bounded ? fmt::format("{:.4f}", r.bound_ms) : "-", r.bounded ? r.bound_term : "-", r.note);
+               opt(r.regs_per_thread), opt(r.ctas_per_sm), r.waves > 0 ? fmt::format("{:.2f}", r.waves) : "-",
+               mb(r.model_bytes), mb(r.model_hbm_bytes), fmt::format("{:.1f}", r.compulsory_bytes / 1e6),
+               ms(r.t_math_ms), ms(r.t_sfu_ms), ms(r.t_hbm_ms), ms(r.t_l2_ms), ms(r.bound_ms),
+               r.bounded ? r.bound_term : "-",
+               r.bounded && r.bound_ms > 0 ? fmt::format("{:.2f}x", r.bound_sum_ms / r.bound_ms) : "-", r.note);
 }
 
 }  // namespace fa

@@ -50,13 +50,19 @@ struct ResultRow {
     double max_abs_err = 0, rel_l2_err = 0;
     bool lse_checked = false;  // the kernel wrote the row LSE and it was compared
     double lse_max_abs_err = 0;
-    // The napkin model (seed 003) and the tile's resources; empty when unknown. model_bytes needs
-    // only the problem and the tile (modeled); the bound needs a device's peaks (bounded).
+    // The napkin model v2 (fa/model.h) and the tile's resources; empty when unknown. The bytes
+    // need only the problem and the tile (modeled); the terms and the bound need a GPU's ceilings
+    // (bounded): the device's, or --model_gpu's.
     bool modeled = false, bounded = false;
-    double model_bytes = 0, bound_ms = 0, pct_of_bound = 0;
+    double model_bytes = 0;      // L2→SM bytes
+    double model_hbm_bytes = 0;  // predicted DRAM bytes
+    double t_math_ms = 0, t_sfu_ms = 0, t_hbm_ms = 0, t_l2_ms = 0;
+    double bound_ms = 0, bound_sum_ms = 0, pct_of_bound = 0;
     std::string bound_term, peak_source;
-    double peak_tflops = 0, peak_gbs = 0;  // the ceilings the bound used
-    double pct_of_copy = 0;                // bandwidth_gbs / peak_gbs, % (decode: how close to the copy ceiling)
+    double peak_tflops = 0, peak_gbs = 0, peak_l2_gbs = 0;  // the ceilings the terms used
+    std::string practical_source;                         // empty: no practical figures known
+    double practical_tflops = 0, practical_gbs = 0;       // cuBLAS GEMM and device copy (0: unknown)
+    double pct_of_copy = 0;  // bandwidth_gbs / practical_gbs, % (decode: how close to the copy)
     int smem_per_cta = 0, regs_per_thread = 0, ctas_per_sm = 0;
     double waves = 0;
     std::string note;

@@ -23,10 +23,11 @@ int resident_ctas_per_sm(const DeviceInfo& dev, const KernelInstance& inst);
 // the CUDA runtime, left empty when it cannot tell), and how the launch runs (`plan`).
 void fill_resources(const DeviceInfo& dev, const KernelInstance& inst, const LaunchPlan& plan, ResultRow* r);
 
-// The napkin model for a tile of `m_block` query rows (0: untiled) run as `plan` says:
-// model_bytes always; the bound with the peaks of `dev` (`cal` when calibrated) when there is a
-// device, and pct_of_bound and pct_of_copy too when the row is already timed.
-void fill_model(const DeviceInfo& dev, const Calibration* cal, const ProblemShape& p, int m_block,
+// The napkin model v2 (fa/model.h) for the row's kernel (its math unit), tile and resources run
+// as `plan` says: the bytes always; the terms and the bound with the ceilings of --model_gpu, else
+// of `dev` when there is one; the practical GEMM and copy figures (`cal` when calibrated); and
+// pct_of_bound and pct_of_copy when the row is already timed.
+void fill_model(const Options& o, const DeviceInfo& dev, const Calibration* cal, const ProblemShape& p,
                 const LaunchPlan& plan, ResultRow* r);
 
 }  // namespace fa

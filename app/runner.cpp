@@ -156,7 +156,7 @@ class Runner {
                         r.note += "; split count unknown (the heuristic needs the device)";
                     }
                 }
-                fill_model(dev_, calibration(), p, r.m_block_size, j.plan, &r);
+                fill_model(o_, dev_, calibration(), p, j.plan, &r);
                 emit(r);
                 continue;
             }
@@ -171,7 +171,7 @@ class Runner {
                 emit(r);
                 throw;
             }
-            fill_model(dev_, calibration(), p, r.m_block_size, j.plan, &r);
+            fill_model(o_, dev_, calibration(), p, j.plan, &r);
             emit(r);
         }
     }

@@ -113,6 +113,7 @@ void write_kernels(JsonWriter& j) {
         j.begin_object();
         j.field("slug", k->slug).field("rung", k->rung).field("title", k->title).field("min_sm", k->min_sm);
         j.field("arch_specific", k->arch_specific);
+        j.field("math_unit", k->caps.math == MathUnit::TensorCore ? "tensor" : "fp32");
         j.key("instances").begin_array();
         for (const KernelInstance& inst : k->instances()) {
             j.begin_object(true);

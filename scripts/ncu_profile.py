@@ -43,6 +43,13 @@ pipe is HMMA (mma.sync) or GMMA (wgmma), whichever is busier; "none" when both r
 Output: --out CSV (OUTPUT_COLUMNS below, in fa-bench's run order) and, on stdout, a markdown table
 of predicted (model) vs measured DRAM bytes for the README.
 
+Validation of the napkin model v2 (issue #14; README "Validating the model"):
+    build/venv/bin/python scripts/ncu_profile.py --preset validation --out results/<gpu>/ncu_validation.csv
+profiles every rung on three shapes (PRESETS) and prints, per rung and shape, model_hbm_bytes
+against ncu's DRAM bytes and model_bytes (the L2->SM term) against lts__t_sectors_srcunit_tex · 32 B,
+marking whether both agree within 20 %. `--table validation` prints that table for any run or
+--from-ncu-csv report whose explain CSV has model_hbm_bytes.
+
 fa-bench is --fa-bench PATH, else $FA_BENCH, else build/fa-bench; --from-ncu-csv also takes
 --schema-json FILE (a saved `fa-bench --schema`) instead.
 
@@ -85,11 +92,17 @@ M_OCCUPANCY = "sm__warps_active.avg.pct_of_peak_sustained_active"
 M_REGISTERS = "launch__registers_per_thread"
 M_GRID = "launch__grid_size"
 M_BLOCK = "launch__block_size"
+# L2 traffic for the model's L2->SM term: every byte the L2 slices served (lts__t_bytes, which also
+# counts DRAM fills and traffic between the H100's two L2 partitions), and the sectors the SMs'
+# L1/TEX units (loads, stores, TMA) asked of it, 32 B each: the L2->SM bytes the model predicts.
+M_L2 = "lts__t_bytes.sum"
+M_L2_SM_SECTORS = "lts__t_sectors_srcunit_tex.sum"
 METRICS = [M_DURATION, M_DRAM_READ, M_DRAM_WRITE, M_HMMA, M_GMMA, M_BANK_LD, M_BANK_ST, M_OCCUPANCY,
-           M_REGISTERS, M_GRID, M_BLOCK]
-# Metrics a GPU may not have (no wgmma before Hopper): ncu is re-run without them if it rejects
-# them, and a missing column is not worth a warning.
-OPTIONAL_METRICS = [M_GMMA]
+           M_REGISTERS, M_GRID, M_BLOCK, M_L2, M_L2_SM_SECTORS]
+# Metrics a GPU may not have (no wgmma before Hopper), or a report from before the L2 columns:
+# ncu is re-run without them if it rejects them, and a missing column is not worth a warning.
+OPTIONAL_METRICS = [M_GMMA, M_L2, M_L2_SM_SECTORS]
+SECTOR_BYTES = 32
 # Without these there is nothing to report.
 REQUIRED_METRICS = [M_DURATION, M_DRAM_READ, M_DRAM_WRITE]
 
@@ -99,20 +112,39 @@ MULTI_LAUNCH_KERNELS = {"naive"}
 KEY_COLUMNS = ["kernel", "dtype", "batch_size", "num_head", "num_head_kv", "seqlen_q", "seqlen_k", "head_dim",
                "is_causal"]
 EXPLAIN_COLUMNS = [*KEY_COLUMNS, "m_block_size", "n_block_size", "num_threads", "compulsory_bytes", "model_bytes"]
+# Model v2's predicted DRAM bytes; an explain CSV from before it has model_bytes only (then DRAM
+# compares with model_bytes, model v1's no-reuse DRAM estimate).
+EXPLAIN_HBM_COLUMN = "model_hbm_bytes"
 
 OUTPUT_COLUMNS = [
     "kernel", "dtype", "batch_size", "num_head", "num_head_kv", "seqlen_q", "seqlen_k", "head_dim", "is_causal", "tile",
     "duration_ms", "dram_read_bytes", "dram_write_bytes", "dram_bytes", "model_bytes", "compulsory_bytes",
     "measured_over_model", "tensor_pipe_pct", "pipe", "smem_bank_conflicts", "achieved_occupancy_pct",
     "registers", "clock_control", "ncu_version", "launches",
+    # model v2 (validation): predicted DRAM and L2->SM bytes against ncu's
+    "model_hbm_bytes", "l2_bytes", "l2_sm_bytes", "l2_sm_over_model",
 ]
+# The agreement the validation table marks (issue #14: within 20 %).
+AGREEMENT = 0.20
+
+# --preset validation: three shapes, every rung (issue #14): the README's measured prefill shape,
+# a head_dim-64 causal one (short rows, the SFU's term the largest relative to the math), and a GQA
+# decode step (packed heads, split-KV partials, a 2 GiB KV cache streamed once).
+PRESETS = {
+    "validation": [
+        {"batch_size": "4", "num_head": "16", "seqlen_q": "4096", "seqlen_k": "4096", "head_dim": "128", "causal": "0"},
+        {"batch_size": "2", "num_head": "32", "seqlen_q": "8192", "seqlen_k": "8192", "head_dim": "64", "causal": "1"},
+        {"batch_size": "1", "num_head": "32", "num_head_kv": "8", "seqlen_q": "1", "seqlen_k": "131072",
+         "head_dim": "128", "causal": "0"},
+    ],
+}
 
 # Units ncu may print; with --print-units base only nsecond and byte should appear.
 TIME_TO_MS = {"nsecond": 1e-6, "ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond": 1.0, "ms": 1.0,
               "second": 1e3, "s": 1e3}
 BYTE_SCALE = {"byte": 1.0, "kbyte": 1e3, "mbyte": 1e6, "gbyte": 1e9, "tbyte": 1e12,
               "kibyte": 2.0 ** 10, "mibyte": 2.0 ** 20, "gibyte": 2.0 ** 30, "tibyte": 2.0 ** 40}
-BYTE_METRICS = {M_DRAM_READ, M_DRAM_WRITE}
+BYTE_METRICS = {M_DRAM_READ, M_DRAM_WRITE, M_L2}
 
 # fa-bench flags forwarded verbatim to both fa-bench runs (README "Flags").
 VALUE_FLAGS = ["dtype", "batch_size", "seqlen_q", "seqlen_k", "num_head", "num_head_kv", "num_splits", "head_dim",
@@ -429,7 +461,10 @@ def aggregate_group(launches: pd.DataFrame) -> dict:
     conflicts = math.nan if math.isnan(ld) and math.isnan(st) else (0 if math.isnan(ld) else ld) + (
         0 if math.isnan(st) else st)
     registers = launches[M_REGISTERS].max()
+    l2_sm_sectors = sum_or_nan(launches[M_L2_SM_SECTORS]) if M_L2_SM_SECTORS in launches else math.nan
     return {
+        "l2_bytes": sum_or_nan(launches[M_L2]) if M_L2 in launches else math.nan,
+        "l2_sm_bytes": l2_sm_sectors * SECTOR_BYTES,
         "duration_ms": sum_or_nan(duration),
         "dram_read_bytes": read,
         "dram_write_bytes": write,
@@ -473,14 +508,18 @@ def join_with_explain(report: NcuReport, explain: pd.DataFrame, clock_control: s
         if index is None:
             print(f"{PROG}: warning: range '{report.names.format(key)}' is not in the explain CSV; no model columns",
                   file=sys.stderr)
-            row.update(tile="", model_bytes=math.nan, compulsory_bytes=math.nan)
+            row.update(tile="", model_bytes=math.nan, compulsory_bytes=math.nan, model_hbm_bytes=math.nan)
         else:
             e = explain.iloc[index]
+            hbm = float(e[EXPLAIN_HBM_COLUMN]) if EXPLAIN_HBM_COLUMN in explain.columns else math.nan
             row.update(tile=tile_label(e), model_bytes=float(e["model_bytes"]),
-                       compulsory_bytes=float(e["compulsory_bytes"]))
+                       compulsory_bytes=float(e["compulsory_bytes"]), model_hbm_bytes=hbm)
         row.update(measured)
-        model = row["model_bytes"]
-        row["measured_over_model"] = row["dram_bytes"] / model if model and model > 0 else math.nan
+        # DRAM against model v2's HBM bytes; against model_bytes for an explain CSV from before v2.
+        dram_model = row["model_hbm_bytes"] if not math.isnan(row["model_hbm_bytes"]) else row["model_bytes"]
+        row["measured_over_model"] = ratio_or_nan(row["dram_bytes"], dram_model)
+        l2_model = row["model_bytes"] if not math.isnan(row["model_hbm_bytes"]) else math.nan
+        row["l2_sm_over_model"] = ratio_or_nan(row["l2_sm_bytes"], l2_model)
         row.update(clock_control=clock_control, ncu_version=ncu_version)
         rows.append(row)
     profiled = set(order)
@@ -491,13 +530,19 @@ def join_with_explain(report: NcuReport, explain: pd.DataFrame, clock_control: s
     return tidy_output(pd.DataFrame(rows, columns=OUTPUT_COLUMNS))
 
 
+def ratio_or_nan(measured: float, model: float) -> float:
+    if model is None or math.isnan(model) or model <= 0 or math.isnan(measured):
+        return math.nan
+    return measured / model
+
+
 def tidy_output(data: pd.DataFrame) -> pd.DataFrame:
     """Whole numbers as integers (empty when unknown), fractions rounded for reading."""
     for column in ("dram_read_bytes", "dram_write_bytes", "dram_bytes", "model_bytes", "compulsory_bytes",
-                   "smem_bank_conflicts", "registers", "launches"):
+                   "smem_bank_conflicts", "registers", "launches", "model_hbm_bytes", "l2_bytes", "l2_sm_bytes"):
         data[column] = pd.to_numeric(data[column], errors="coerce").round().astype("Int64")
     for column, digits in (("duration_ms", 6), ("measured_over_model", 4), ("tensor_pipe_pct", 2),
-                           ("achieved_occupancy_pct", 2)):
+                           ("achieved_occupancy_pct", 2), ("l2_sm_over_model", 4)):
         data[column] = pd.to_numeric(data[column], errors="coerce").round(digits)
     return data
 
@@ -558,6 +603,41 @@ def table_caption(ncu_version: str, clock_control: str) -> str:
     facts = "; ".join(f for f in facts if f)
     return ("Predicted (napkin model) vs measured (ncu) DRAM bytes per kernel and problem (naive: its GEMMs "
             "and softmax summed); MB = 10⁶ bytes" + (f"; {facts}" if facts else "") + ".")
+
+
+VALIDATION_COLUMNS = [  # (header, right-aligned)
+    ("kernel", False), ("shape (B×H×Sq/Sk×D)", False), ("causal", False), ("tile", False),
+    ("HBM model MB", True), ("DRAM measured MB", True), ("DRAM / model", True),
+    ("L2→SM model MB", True), ("L2→SM measured MB", True), ("L2→SM / model", True), ("within 20 %", False),
+]
+
+
+def agreement(ratio: float) -> str:
+    return "—" if pd.isna(ratio) else f"{ratio:.3f}"
+
+
+def within(*ratios: float) -> str:
+    """"yes" when every known ratio is within AGREEMENT of 1, else which is not; "—" when none is known."""
+    known = [(name, r) for name, r in zip(("DRAM", "L2"), ratios) if not pd.isna(r)]
+    if not known:
+        return "—"
+    misses = [name for name, r in known if abs(r - 1.0) > AGREEMENT]
+    return "yes" if not misses else "no: " + ", ".join(misses)
+
+
+def validation_table(data: pd.DataFrame) -> str:
+    """Model v2's predicted DRAM (HBM term) and L2->SM bytes (L2 term) against ncu's dram__bytes and
+    the SMs' L2 sectors, per rung and shape, with whether both agree within 20 %."""
+    header = [name for name, _ in VALIDATION_COLUMNS]
+    rule = ["--:" if right else "---" for _, right in VALIDATION_COLUMNS]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(rule) + "|"]
+    for row in data.itertuples():
+        lines.append("| " + " | ".join([
+            row.kernel, shape_label(row), str(row.is_causal), row.tile or "—",
+            megabytes(row.model_hbm_bytes), megabytes(row.dram_bytes), agreement(row.measured_over_model),
+            megabytes(row.model_bytes), megabytes(row.l2_sm_bytes), agreement(row.l2_sm_over_model),
+            within(row.measured_over_model, row.l2_sm_over_model)]) + " |")
+    return "\n".join(lines)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -670,9 +750,10 @@ def has_csv_table(text: str) -> bool:
     return any(line.lstrip().startswith(('"ID"', "ID,")) for line in text.splitlines())
 
 
-def raw_path_for(out: Path) -> Path:
-    """results/h100/ncu.csv -> results/h100/ncu.raw.csv."""
-    return out.with_suffix(".raw.csv") if out.suffix == ".csv" else out.with_name(out.name + ".raw.csv")
+def raw_path_for(out: Path, number: int | None = None) -> Path:
+    """results/h100/ncu.csv -> results/h100/ncu.raw.csv (number 1: ncu.1.raw.csv, one per preset shape)."""
+    suffix = ".raw.csv" if number is None else f".{number}.raw.csv"
+    return out.with_suffix(suffix) if out.suffix == ".csv" else out.with_name(out.name + suffix)
 
 
 def save_raw(path: Path, report: str, ncu_version: str, clock_control: str, command: list[str]) -> None:
@@ -704,24 +785,68 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run nothing: parse this ncu --csv --page raw report (e.g. a saved .raw.csv)")
     parser.add_argument("--explain-csv", type=Path, metavar="FILE",
                         help="with --from-ncu-csv: the fa-bench --explain --csv file of the same run")
+    parser.add_argument("--preset", choices=sorted(PRESETS),
+                        help="validation: profile every --kernel (default all) on three shapes (4x16x4096x128, "
+                             "2x32x8192x64 causal, 1x32(kv 8)x1/131072x128 decode) instead of the problem flags, "
+                             "and print the model-v2 validation table (raw reports: <out stem>.<n>.raw.csv)")
+    parser.add_argument("--table", choices=["dram", "validation"],
+                        help="the markdown table printed: dram (predicted vs measured DRAM with the other counters; "
+                             "the default) or validation (HBM and L2->SM bytes against ncu, within 20 %%; the "
+                             "default with --preset validation)")
     fa_schema.add_arguments(parser)
     return parser
 
 
-def report_and_write(report: NcuReport, explain: pd.DataFrame, out: Path | None, clock_control: str,
-                     ncu_version: str) -> pd.DataFrame:
+def joined(report: NcuReport, explain: pd.DataFrame, clock_control: str, ncu_version: str) -> pd.DataFrame:
     print(f"{PROG}: {len(report.launches)} launches attributed by {report.attribution}", file=sys.stderr)
     data = join_with_explain(report, explain, clock_control, ncu_version)
     if data.empty:
         raise DataError("no profiled launch matched a fa-bench range")
-    print(table_caption(ncu_version, clock_control))
-    print()
-    print(markdown_table(data))
+    return data
+
+
+def validation_caption(ncu_version: str, clock_control: str) -> str:
+    facts = "; ".join(f for f in (f"ncu {ncu_version}" if ncu_version else "",
+                                  f"--clock-control {clock_control}" if clock_control else "") if f)
+    return ("Model v2 against ncu, per rung: predicted DRAM bytes (model_hbm_bytes) vs dram__bytes_read + write, "
+            "predicted L2→SM bytes (model_bytes) vs lts__t_sectors_srcunit_tex × 32 B (naive: its GEMMs and "
+            "softmax summed); MB = 10⁶ bytes" + (f"; {facts}" if facts else "") + ".")
+
+
+def write_report(data: pd.DataFrame, out: Path | None, clock_control: str, ncu_version: str, table: str) -> None:
+    if table == "validation":
+        print(validation_caption(ncu_version, clock_control))
+        print()
+        print(validation_table(data))
+    else:
+        print(table_caption(ncu_version, clock_control))
+        print()
+        print(markdown_table(data))
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         data.to_csv(out, index=False)
         print(f"\n{PROG}: wrote {len(data)} rows to {out}")
+
+
+def report_and_write(report: NcuReport, explain: pd.DataFrame, out: Path | None, clock_control: str,
+                     ncu_version: str, table: str = "dram") -> pd.DataFrame:
+    data = joined(report, explain, clock_control, ncu_version)
+    write_report(data, out, clock_control, ncu_version, table)
     return data
+
+
+def preset_flag_sets(args) -> list[list[str]]:
+    """One fa-bench flag list per problem: the problem flags as given, or each shape of --preset
+    (every --kernel, default all; a problem flag given with it is refused)."""
+    if args.preset is None:
+        return [fa_bench_flags(args)]
+    given = [name for name in VALUE_FLAGS if name not in ("seed", "device", "dtype") and getattr(args, name)]
+    if given or args.is_causal:
+        raise DataError(f"--preset {args.preset} sets the problem: leave out --{(given or ['is_causal'])[0]}")
+    common = ["--kernel", args.kernel] + [f for name in ("dtype", "seed", "device") if getattr(args, name)
+                                          for f in (f"--{name}", getattr(args, name))]
+    return [common + [f for name, value in shape.items() for f in (f"--{name}", value)]
+            for shape in PRESETS[args.preset]]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -739,7 +864,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             report = parse_ncu_csv(args.from_ncu_csv.read_text(errors="replace"), names, str(args.from_ncu_csv))
             explain = read_explain_csv(args.explain_csv)
             clock_control = args.clock_control or report.meta.get("clock_control", "")
-            report_and_write(report, explain, args.out, clock_control, report.meta.get("ncu_version", ""))
+            report_and_write(report, explain, args.out, clock_control, report.meta.get("ncu_version", ""),
+                             args.table or "dram")
             return 0
 
         if args.out is None:
@@ -753,19 +879,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         fa_bench = str(schema.fa_bench)
         names = RangeNames.of(schema)
         clock_control = args.clock_control or "none"
-        flags = fa_bench_flags(args)
-        with tempfile.TemporaryDirectory(prefix="ncu_profile.") as tmp:
-            workdir = Path(tmp)
-            explain_csv = workdir / "explain.csv"
-            run_explain(fa_bench, flags, explain_csv)
-            explain = read_explain_csv(explain_csv)
-            ncu_version = ncu_version_of(ncu)
-            text, command = run_ncu(ncu, clock_control, fa_bench, flags, workdir, schema.nvtx_include())
-        raw = raw_path_for(args.out)
-        save_raw(raw, text, ncu_version, clock_control, command)
-        print(f"{PROG}: saved ncu's report as {raw}", file=sys.stderr)
-        report = parse_ncu_csv(text, names, str(raw))
-        report_and_write(report, explain, args.out, clock_control, ncu_version)
+        flag_sets = preset_flag_sets(args)
+        ncu_version = ncu_version_of(ncu)
+        parts = []
+        for number, flags in enumerate(flag_sets):
+            with tempfile.TemporaryDirectory(prefix="ncu_profile.") as tmp:
+                workdir = Path(tmp)
+                explain_csv = workdir / "explain.csv"
+                run_explain(fa_bench, flags, explain_csv)
+                explain = read_explain_csv(explain_csv)
+                text, command = run_ncu(ncu, clock_control, fa_bench, flags, workdir, schema.nvtx_include())
+            raw = raw_path_for(args.out) if len(flag_sets) == 1 else raw_path_for(args.out, number)
+            save_raw(raw, text, ncu_version, clock_control, command)
+            print(f"{PROG}: saved ncu's report as {raw}", file=sys.stderr)
+            parts.append(joined(parse_ncu_csv(text, names, str(raw)), explain, clock_control, ncu_version))
+        table = args.table or ("validation" if args.preset == "validation" else "dram")
+        write_report(pd.concat(parts, ignore_index=True), args.out, clock_control, ncu_version, table)
         return 0
     except (DataError, fa_schema.SchemaError) as error:
         print(f"{PROG}: {error}", file=sys.stderr)

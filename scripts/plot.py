@@ -15,11 +15,12 @@ Plots (PNG and SVG each, into --out):
   throughput_vs_seqlen  TFLOP/s vs sequence length, one line per kernel/peer, one panel per
                         (head_dim, causal); square problems on the fa2 grid (batch·seqlen = 16k)
   ladder                one bar per rung on one --shape, annotated with % of --peer
-  roofline              arithmetic intensity vs TFLOP/s for every row, with both ceilings
+  roofline              arithmetic intensity vs TFLOP/s for every row, with the math and HBM ceilings
+                        (peak_tflops, peak_gbs) and the SFU's per head_dim (flops / t_sfu_ms), dashed
   decode                (not in the default set) GB/s = compulsory bytes / median time vs seqlen_k for
                         B=1, Sq=1, non-causal (log-x), one line per kernel/peer, the best fa-bench
                         kernel per point underlaid, one panel per K/V head count, and the copy ceiling
-                        (fa-bench rows' peak_gbs) as a horizontal line
+                        (fa-bench rows' practical_gbs) as a horizontal line
 
 Tables (markdown, no charts): --table, one line per kernel per shape with % of each peer;
 --decode-table, per decode shape the best fa-bench kernel and the best peer, GB/s and % of the
@@ -68,13 +69,16 @@ TABLE_SHAPE_ORDER = ["head_dim", "is_causal", "seqlen_q", "seqlen_k", "batch_siz
 # the bytes and the time (GB/s = compulsory_bytes / time_ms_median).
 BASE_COLUMNS = ["kernel", "dtype", *SHAPE_COLUMNS, "tflops"]
 DECODE_COLUMNS = ["compulsory_bytes", "time_ms_median"]
-NUMERIC_COLUMNS = [*SHAPE_COLUMNS, "tflops", "arithmetic_intensity", "peak_tflops", "peak_gbs", *DECODE_COLUMNS]
+NUMERIC_COLUMNS = [*SHAPE_COLUMNS, "tflops", "arithmetic_intensity", "peak_tflops", "peak_gbs", "practical_gbs",
+                   "flops", "t_sfu_ms", *DECODE_COLUMNS]
 
-# Ceilings measured on the H100 here: a bf16 GEMM reaches 761 TFLOP/s and a device copy
-# 2966 GB/s (of the 989 TFLOP/s and 3350 GB/s on the datasheet). A CSV with peak_tflops /
-# peak_gbs columns overrides these, and the flags override both.
-DEFAULT_PEAK_TFLOPS = 761.0
-DEFAULT_PEAK_GBS = 2966.0
+# Without ceilings in the CSV: the H100's dense bf16 tensor peak at its 1980 MHz boost
+# (132 · 4096 · 1.98 GHz = 1071 TFLOP/s) and its HBM3 pins (3352 GB/s), fa-bench's model v2
+# ceilings; the device copy measured on it (2966 GB/s) is the decode chart's line. A CSV with
+# peak_tflops / peak_gbs (practical_gbs for the copy) overrides these, and the flags override both.
+DEFAULT_PEAK_TFLOPS = 1070.5
+DEFAULT_PEAK_GBS = 3352.3
+DEFAULT_COPY_GBS = 2966.0
 FA2_GRID_TOKENS = 16384
 
 PLOTS = ("throughput", "ladder", "roofline", "decode")
@@ -374,7 +378,10 @@ def peak_ceilings(data: pd.DataFrame, flag_tflops: float | None, flag_gbs: float
             return float(values.max())
         return None
 
-    csv_tflops, csv_gbs = from_csv("peak_tflops"), from_csv("peak_gbs")
+    # fa-bench's FP32 rungs carry the CUDA-core peak; the roofline draws the tensor cores' (the largest).
+    csv_tflops = float(data["peak_tflops"].max()) if "peak_tflops" in data.columns and data["peak_tflops"].notna().any() \
+        else None
+    csv_gbs = from_csv("peak_gbs")
     tflops = flag_tflops or csv_tflops or DEFAULT_PEAK_TFLOPS
     gbs = flag_gbs or csv_gbs or DEFAULT_PEAK_GBS
     if flag_tflops or flag_gbs:
@@ -388,9 +395,23 @@ def peak_ceilings(data: pd.DataFrame, flag_tflops: float | None, flag_gbs: float
     return tflops, gbs, source
 
 
+def sfu_ceilings(data: pd.DataFrame) -> dict[int, float]:
+    """{head_dim: TFLOP/s at which the exponentials alone take all the time}: flops / t_sfu_ms of
+    fa-bench's rows (model v2). FLOPs per exponential are 4·D whatever the mask, so this is one
+    line per head_dim (H100: 4.18e12 exp2/s · 4 · 64 = 1071 TFLOP/s at D = 64, the tensor peak;
+    FA3's reason to overlap softmax with the GEMMs). Empty for a CSV without t_sfu_ms."""
+    if "t_sfu_ms" not in data.columns or "flops" not in data.columns:
+        return {}
+    rows = data.dropna(subset=["t_sfu_ms", "flops"])
+    rows = rows[rows["t_sfu_ms"] > 0]
+    rate = rows["flops"] / (rows["t_sfu_ms"] * 1e9)  # FLOP / ms · 1e-9 -> TFLOP/s
+    return {int(d): float(rate[rows["head_dim"] == d].max()) for d in sorted(rows["head_dim"].unique())}
+
+
 def plot_roofline(data: pd.DataFrame, out_dir: Path, dtype: str, peak_tflops: float, peak_gbs: float,
                   peak_source: str, order: KernelOrder, styles: dict[str, Style]) -> list[Path]:
-    """Every row at (FLOP/byte, TFLOP/s) under min(peak, intensity × bandwidth), log-log."""
+    """Every row at (FLOP/byte, TFLOP/s) under min(peak, intensity × bandwidth), log-log, with the
+    SFU's ceiling of each head_dim dashed (sfu_ceilings)."""
     data = data.dropna(subset=["arithmetic_intensity"])
     data = data[data["arithmetic_intensity"] > 0]
     if data.empty:
@@ -406,6 +427,12 @@ def plot_roofline(data: pd.DataFrame, out_dir: Path, dtype: str, peak_tflops: fl
                 ha="right", va="bottom", fontsize=8)
     ax.annotate(f"{peak_gbs:.0f} GB/s", (x_lo, x_lo * peak_gbs / 1e3), xytext=(4, 6), textcoords="offset points",
                 ha="left", va="bottom", fontsize=8, rotation=30)
+    sfu = sfu_ceilings(data)
+    for head_dim, tflops in sfu.items():
+        ax.plot([x_lo, x_hi], [tflops, tflops], color="dimgray", linewidth=1.0, linestyle="--",
+                label=f"SFU exp2 ceiling, D={head_dim}")
+        ax.annotate(f"SFU, D={head_dim}: {tflops:.0f} TFLOP/s", (x_lo, tflops), xytext=(4, -10),
+                    textcoords="offset points", ha="left", va="bottom", fontsize=7, color="dimgray")
     for kernel in order.ordered(data["kernel"]):
         rows = data[data["kernel"] == kernel]
         style = styles[kernel]
@@ -415,7 +442,7 @@ def plot_roofline(data: pd.DataFrame, out_dir: Path, dtype: str, peak_tflops: fl
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(x_lo, x_hi)
-    ax.set_ylim(max(data["tflops"].min() / 4, 1e-3), peak_tflops * 2)
+    ax.set_ylim(max(data["tflops"].min() / 4, 1e-3), max([peak_tflops, *sfu.values()]) * 2)
     ax.set_xlabel("arithmetic intensity (FLOP / compulsory byte)")
     ax.set_ylabel("TFLOP/s")
     ax.set_title(f"Roofline, {dtype}{gpu_suffix(data)}\nceilings: {peak_source}", fontsize=10)
@@ -433,22 +460,25 @@ def with_gbs(data: pd.DataFrame) -> pd.DataFrame:
 
 
 def copy_ceiling(data: pd.DataFrame, order: KernelOrder, flag_gbs: float | None) -> tuple[float, str]:
-    """(GB/s, where it came from) of the copy ceiling: --peak_gbs, else the peak_gbs of fa-bench's
-    own rows (the calibrated device copy when sweep.sh --grid decode ran --calibrate: peak_source
-    says so; peers' rows have none), else the H100's measured copy."""
+    """(GB/s, where it came from) of the copy line: --peak_gbs, else the practical_gbs of fa-bench's
+    own rows (the calibrated device copy when sweep.sh --grid decode ran --calibrate:
+    practical_source says so), else the peak_gbs of a CSV from before model v2 (which held the
+    copy then), else the H100's measured copy."""
     if flag_gbs:
         return flag_gbs, "--peak_gbs"
-    if "peak_gbs" in data.columns:
-        ours = data[~data["kernel"].map(order.is_peer) & data["peak_gbs"].notna()]
+    column, source_column = ("practical_gbs", "practical_source") if "practical_gbs" in data.columns \
+        else ("peak_gbs", "peak_source")
+    if column in data.columns:
+        ours = data[~data["kernel"].map(order.is_peer) & data[column].notna()]
         if not ours.empty:
-            values = ours["peak_gbs"].unique()
+            values = ours[column].unique()
             if len(values) > 1:
-                print(f"{PROG}: warning: fa-bench rows have several peak_gbs ({', '.join(f'{v:g}' for v in values)}); "
+                print(f"{PROG}: warning: fa-bench rows have several {column} ({', '.join(f'{v:g}' for v in values)}); "
                       "using the largest", file=sys.stderr)
-            row = ours.loc[ours["peak_gbs"].idxmax()]
-            source = str(row["peak_source"]) if "peak_source" in ours.columns and pd.notna(row["peak_source"]) else ""
-            return float(row["peak_gbs"]), source or "fa-bench rows' peak_gbs"
-    return DEFAULT_PEAK_GBS, "H100 device copy, measured (no fa-bench peak_gbs in the CSV)"
+            row = ours.loc[ours[column].idxmax()]
+            source = str(row[source_column]) if source_column in ours.columns and pd.notna(row[source_column]) else ""
+            return float(row[column]), source or f"fa-bench rows' {column}"
+    return DEFAULT_COPY_GBS, "H100 device copy, measured (no fa-bench practical_gbs in the CSV)"
 
 
 def decode_series(data: pd.DataFrame) -> pd.DataFrame:
@@ -630,7 +660,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--peer", default="torch_fa2", help="ladder plot: %% of this peer (default torch_fa2)")
     parser.add_argument("--peak_tflops", type=float, help=f"compute ceiling (default: CSV, else {DEFAULT_PEAK_TFLOPS:g})")
     parser.add_argument("--peak_gbs", type=float,
-                        help=f"bandwidth (copy) ceiling (default: CSV, else {DEFAULT_PEAK_GBS:g})")
+                        help=f"roofline: HBM ceiling (default: CSV, else {DEFAULT_PEAK_GBS:g}); decode: "
+                             f"the copy line (default: CSV's practical_gbs, else {DEFAULT_COPY_GBS:g})")
     fa_schema.add_arguments(parser)
     return parser
 

@@ -21,7 +21,7 @@ Environment:
                    FA_BENCH_ARGS="--m_block_size 128 --n_block_size 64 --num_threads 128" PEERS=cute
                    (rungs without that tile print UNSUPPORTED naming the closest legal one)
   CALIBRATE        1: run fa-bench --calibrate first, into OUT_DIR/peaks.csv, which every fa-bench
-                   call then reads (peak_gbs = the copy ceiling of this call)  (default: decode 1,
+                   call then reads (practical_gbs = the copy of this call)  (default: decode 1,
                    fa2 0)
   PEERS            peers.py --backends value      (default auto: fa2,cudnn, plus fa4 and cute when
                    installed / given; e.g. PEERS=fa2,cudnn,fa4,cute)
@@ -163,8 +163,9 @@ fi
 
 if ((calibrate)); then
     # The copy ceiling (and GEMM peaks) of this GPU now, cached where this sweep's fa-bench calls
-    # read it: their peak_gbs / pct_of_copy then compare with a copy measured in the same call.
-    # Without a GPU it fails as a step and the rows fall back to fa-bench's table of ceilings.
+    # read it: their practical_gbs / pct_of_copy then compare with a copy measured in the same call
+    # (the bound uses model v2's ceilings, not these). Without a GPU it fails as a step and the rows
+    # fall back to fa-bench's table of measured figures.
     run_step "$fa_bench" --calibrate --peaks_file "$peaks"
 fi
 

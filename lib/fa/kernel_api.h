@@ -26,6 +26,10 @@ struct TileConfig {
     }
 };
 
+// The unit a kernel's two GEMMs (S = Q·Kᵀ, O = P·V) run on, which sets the model's math ceiling
+// (fa/model.h): FFMA on the CUDA cores, or the tensor cores (mma.sync, wgmma, cuBLAS HMMA).
+enum class MathUnit : int { CudaCoreFp32 = 0, TensorCore = 1 };
+
 // Launches one forward pass on `stream`. Returns the first CUDA error (cudaFuncSetAttribute,
 // launch configuration); never synchronizes.
 using LaunchFn = cudaError_t (*)(const FwdParams&, cudaStream_t);

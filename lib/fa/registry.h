@@ -16,6 +16,7 @@ struct KernelCaps {
     bool lse = false;       // writes FwdParams::lse when it is set
     bool split_kv = false;  // runs FwdParams::num_splits > 1 (partials + the combine kernel)
     bool pack_gqa = false;  // runs FwdParams::pack_gqa (query heads of a K/V head in one row block)
+    MathUnit math = MathUnit::TensorCore;  // where its GEMMs run: the model's math term (fa/model.h)
 };
 
 struct KernelInfo {

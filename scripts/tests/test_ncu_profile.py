@@ -560,3 +560,87 @@ def test_a_report_printed_to_stdout_instead_of_the_log_file_is_used(tmp_path):
     assert code == 0
     assert list(pd.read_csv(out)["kernel"]) == ["naive", "mma"]
     assert "device 0: Synthetic GPU" in (tmp_path / "results" / "ncu.raw.csv").read_text()
+
+
+# ----------------------------------------------------------------------------------------------
+# Model v2 validation: predicted HBM and L2->SM bytes against ncu (--preset validation)
+# ----------------------------------------------------------------------------------------------
+
+VALIDATION_RAW = DATA / "ncu_raw_validation_synthetic.csv"
+VALIDATION_EXPLAIN = DATA / "explain_validation_synthetic.csv"
+MODEL_HBM_BYTES = 268_435_000  # "2.68435e+08": the compulsory bytes, the K/V of the heads in flight fit the L2
+MODEL_L2_BYTES = 4_429_190_000  # "4.42919e+09": K/V once per 128-row tile
+
+
+def validation_data():
+    report = ncu_profile.parse_ncu_csv(VALIDATION_RAW.read_text(), names(), "fixture")
+    return ncu_profile.join_with_explain(report, ncu_profile.read_explain_csv(VALIDATION_EXPLAIN), "none", "")
+
+
+def test_validation_compares_dram_with_the_hbm_term_and_the_sms_l2_sectors_with_the_l2_term():
+    data = validation_data()
+    mma, overlap = (data[data["kernel"] == k].iloc[0] for k in ("mma", "wgmma_overlap"))
+    assert mma["model_hbm_bytes"] == MODEL_HBM_BYTES and mma["model_bytes"] == MODEL_L2_BYTES
+    # DRAM: 214,958,080 + 67,141,632 = 282,099,712 B; L2->SM: 145,333,547 sectors · 32 B.
+    assert mma["measured_over_model"] == pytest.approx(282_099_712 / MODEL_HBM_BYTES, abs=1e-4)
+    assert mma["l2_sm_bytes"] == 145_333_547 * 32 == 4_650_673_504
+    assert mma["l2_sm_over_model"] == pytest.approx(1.05, abs=1e-4)
+    assert mma["l2_bytes"] == 9_500_000_000
+    assert overlap["measured_over_model"] == pytest.approx(259_588_096 / MODEL_HBM_BYTES, abs=1e-4)
+    assert overlap["l2_sm_over_model"] == pytest.approx(0.70, abs=1e-4)
+
+
+def test_the_validation_table_marks_what_agrees_within_20_percent():
+    table = {row["kernel"]: row for row in parse_markdown_table(ncu_profile.validation_table(validation_data()))}
+    assert table["mma"] == {
+        "kernel": "mma", "shape (B×H×Sq/Sk×D)": "4×16×4096×128", "causal": "0", "tile": "128x32x128",
+        "HBM model MB": "268.4", "DRAM measured MB": "282.1", "DRAM / model": "1.051",
+        "L2→SM model MB": "4,429.2", "L2→SM measured MB": "4,650.7", "L2→SM / model": "1.050", "within 20 %": "yes"}
+    assert table["wgmma_overlap"]["L2→SM / model"] == "0.700"
+    assert table["wgmma_overlap"]["within 20 %"] == "no: L2"
+    assert ncu_profile.within(1.25, float("nan")) == "no: DRAM"
+    assert ncu_profile.within(float("nan"), float("nan")) == "—"
+
+
+def test_an_explain_csv_from_before_model_v2_compares_dram_with_model_bytes():
+    data = validation_data()
+    older = ncu_profile.read_explain_csv(EXPLAIN)  # no model_hbm_bytes column
+    assert "model_hbm_bytes" not in older.columns
+    report = ncu_profile.parse_ncu_csv(RAW.read_text(), names(), "fixture")
+    mma = row_of(ncu_profile.join_with_explain(report, older, "none", ""), "mma")
+    assert pd.isna(mma["model_hbm_bytes"]) and pd.isna(mma["l2_sm_over_model"])
+    assert len(data) == 2
+
+
+def test_from_ncu_csv_prints_the_validation_table(tmp_path, capsys):
+    out = tmp_path / "validation.csv"
+    assert ncu_profile.main(["--from-ncu-csv", str(VALIDATION_RAW), "--explain-csv", str(VALIDATION_EXPLAIN),
+                             "--table", "validation", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("Model v2 against ncu, per rung")
+    assert [row["kernel"] for row in parse_markdown_table(printed)] == ["mma", "wgmma_overlap"]
+    written = pd.read_csv(out)
+    assert list(written.columns) == ncu_profile.OUTPUT_COLUMNS
+    assert list(written["l2_sm_bytes"]) == [4_650_673_504, 3_100_448_992]
+
+
+def test_the_validation_preset_profiles_three_shapes_of_every_rung(tmp_path, capsys):
+    args = ncu_profile.build_parser().parse_args(["--preset", "validation", "--out", str(tmp_path / "v.csv")])
+    sets = ncu_profile.preset_flag_sets(args)
+    assert len(sets) == 3 and all(flags[:2] == ["--kernel", "all"] for flags in sets)
+    assert sets[2][sets[2].index("--num_head_kv") + 1] == "8" and sets[2][sets[2].index("--seqlen_q") + 1] == "1"
+    given = ncu_profile.build_parser().parse_args(["--preset", "validation", "--head_dim", "64"])
+    with pytest.raises(ncu_profile.DataError, match="--preset validation sets the problem: leave out --head_dim"):
+        ncu_profile.preset_flag_sets(given)
+    # With stand-ins: one explain and one ncu call per shape, a raw report each, one table.
+    code, out = run_main(tmp_path, extra=("--preset", "validation"))
+    assert code == 2  # the stand-in's problem flags (--seqlen_q) are refused with the preset
+    fa_bench = stand_in_fa_bench(tmp_path)
+    ncu = stand_in_ncu(tmp_path)
+    out = tmp_path / "results" / "validation.csv"
+    capsys.readouterr()
+    assert ncu_profile.main(["--fa-bench", str(fa_bench), "--ncu", str(ncu), "--preset", "validation",
+                             "--out", str(out)]) == 0
+    assert len(ncu_calls(tmp_path)) == 3
+    assert [(tmp_path / "results" / f"validation.{n}.raw.csv").is_file() for n in range(3)] == [True] * 3
+    assert capsys.readouterr().out.startswith("Model v2 against ncu, per rung")

@@ -9,7 +9,7 @@ columns are fa-bench's (the test in test_peers.py checks them against the built 
 The decode chart and table read scripts/tests/data/decode_synthetic.csv (made by
 make_decode_synthetic.py beside it): peers.py --grid decode's problems with made-up times for
 tiled, mma, wgmma_overlap and the peers torch_fa2, torch_cudnn and fa4 (plus an FA4 row refused for
-lack of split-KV), fa-bench's rows carrying a "calibrated" copy ceiling of 2995.3 GB/s.
+lack of split-KV), fa-bench's rows carrying a "calibrated" copy of 2995.3 GB/s (practical_gbs).
 
 The kernel order comes from the built fa-bench's --schema (conftest.py finds the binary).
 """
@@ -31,7 +31,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = REPO_ROOT / "results" / "sample" / "ladder_sample.csv"
 CHARTS = ("throughput_vs_seqlen", "ladder", "roofline")
 DECODE = Path(__file__).resolve().parent / "data" / "decode_synthetic.csv"
-DECODE_CEILING = 2995.3  # the synthetic fa-bench rows' peak_gbs
+DECODE_CEILING = 2995.3  # the synthetic fa-bench rows' practical_gbs
 
 
 def sample_rows():
@@ -157,10 +157,31 @@ def test_extra_model_columns_are_accepted_and_peaks_come_from_them(tmp_path, cap
     assert (tmp_path / "plots" / "roofline.png").stat().st_size > 0
 
 
-def test_peaks_default_to_the_h100_ceilings():
+def test_peaks_are_the_csvs_model_ceilings_else_the_h100s():
     data = plot.select_rows(plot.read_csvs([str(SAMPLE)], plot.BASE_COLUMNS), "BFloat16", None)
-    tflops, gbs, _ = plot.peak_ceilings(data, None, None)
-    assert (tflops, gbs) == (761.0, 2966.0)
+    # The sample's rows carry model v2's H100 ceilings (scripts/remodel.py): 132 · 4096 · 1.98 GHz
+    # of bf16 tensor math, 2 · 2619 MHz · 5120 bit of HBM3; the FP32 rungs' 66.9 is not the roofline's.
+    tflops, gbs, source = plot.peak_ceilings(data, None, None)
+    assert (tflops, gbs) == (1070.53, 3352.32)
+    assert source == "CSV: table:NVIDIA H100 80GB HBM3"
+    bare = data.drop(columns=["peak_tflops", "peak_gbs"])
+    assert plot.peak_ceilings(bare, None, None)[:2] == (1070.5, 3352.3)
+
+
+def test_the_sfu_ceiling_is_four_head_dim_flops_per_exponential():
+    data = plot.select_rows(plot.read_csvs([str(SAMPLE)], plot.BASE_COLUMNS), "BFloat16", None)
+    # H100: 132 SMs · 16 exp2/clk · 1.98 GHz = 4.18176e12 /s, each worth 4 · 128 FLOP at D = 128.
+    assert plot.sfu_ceilings(data) == {128: pytest.approx(4.18176e12 * 4 * 128 / 1e12, rel=1e-5)}
+    assert plot.sfu_ceilings(data.drop(columns=["t_sfu_ms"])) == {}
+
+
+def test_the_roofline_draws_the_sfu_ceiling(monkeypatch, tmp_path):
+    figures = []
+    monkeypatch.setattr(plot, "save_figure", lambda fig, out_dir, stem: figures.append((fig, stem)) or [])
+    assert plot.main([str(SAMPLE), "--plots", "roofline", "--out", str(tmp_path)]) == 0
+    [(fig, stem)] = figures
+    labels = [line.get_label() for line in fig.axes[0].get_lines()]
+    assert "SFU exp2 ceiling, D=128" in labels
 
 
 def test_rows_from_two_gpus_need_a_gpu_filter(tmp_path, capsys):
@@ -318,14 +339,17 @@ def test_decode_table_all_lists_every_shape_with_fewer_queries_than_keys(capsys)
     assert not any("8192×8192" in shape for shape in shapes)  # the prefill rows are not decode
 
 
-def test_copy_ceiling_is_fa_benchs_peak_gbs_then_the_flag_then_the_default(schema):
+def test_copy_ceiling_is_fa_benchs_practical_gbs_then_the_flag_then_the_default(schema):
     data = plot.select_rows(plot.read_csvs([str(DECODE)], plot.BASE_COLUMNS), "BFloat16", None)
     order = plot.KernelOrder.of(schema)
     assert plot.copy_ceiling(data, order, None) == (DECODE_CEILING, "calibrated:2026-01-01T00:00:00Z")
     assert plot.copy_ceiling(data, order, 3100.0) == (3100.0, "--peak_gbs")
-    peers_only = data[data["kernel"].map(order.is_peer)]  # peers carry no peak_gbs
+    peers_only = data[data["kernel"].map(order.is_peer)]  # peers carry no practical_gbs
     gbs, source = plot.copy_ceiling(peers_only, order, None)
-    assert gbs == plot.DEFAULT_PEAK_GBS and "no fa-bench peak_gbs" in source
+    assert gbs == plot.DEFAULT_COPY_GBS and "no fa-bench practical_gbs" in source
+    # A CSV from before model v2 held the copy in peak_gbs.
+    older = data.drop(columns=["practical_gbs", "practical_source"]).assign(peak_gbs=2966.0, peak_source="table:x")
+    assert plot.copy_ceiling(older, order, None) == (2966.0, "table:x")
 
 
 def test_decode_chart_has_a_panel_per_kv_heads_the_ceiling_and_the_best_rung(monkeypatch, tmp_path):

@@ -213,3 +213,13 @@ TEST_CASE("the example's 128x64x128: built where legal, otherwise the closest le
     const std::string why = fa::check_support(*fa::find_kernel("wgmma_tma"), p, &legal_hopper, 90, 227 * 1024, &inst);
     CHECK(why.find("not instantiated; valid: 128x128x256") != std::string::npos);
 }
+
+TEST_CASE("registry: the math unit of each rung, which sets its model ceiling", "[registry]") {
+    // tiled and cp_async multiply with FFMA on the CUDA cores; naive's cuBLAS GEMMs and rungs 3-7
+    // (mma.sync, wgmma) run on the tensor cores.
+    for (const fa::KernelInfo& k : fa::kernel_registry()) {
+        INFO(k.slug);
+        const bool ffma = std::string(k.slug) == "tiled" || std::string(k.slug) == "cp_async";
+        CHECK(k.caps.math == (ffma ? fa::MathUnit::CudaCoreFp32 : fa::MathUnit::TensorCore));
+    }
+}
