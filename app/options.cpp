@@ -350,7 +350,7 @@ const std::vector<FlagSpec>& flag_table() {
          }},
         {"peaks_file", "FILE", "Cache of --calibrate's ceilings (default ~/.cache/fa-bench/peaks.csv)",
          "not empty; an existing FILE must be a readable peaks cache (header, then gpu, timestamp and three "
-         "positive numbers per line, tab-separated)",
+         "positive numbers per line, tab-separated, and optionally the FP8 GEMM's rate or 0)",
          kProblemModes | kCalibrate,
          [](const std::string& t, Options* o) -> Result {
              if (t.empty()) return Broken{shown(t), "must name a file"};

@@ -23,6 +23,9 @@ struct Calibration {
     double gemm16_tflops = 0;  // cuBLAS bf16 GEMM 8192³, fp32 accumulate
     double gemm32_tflops = 0;  // cuBLAS fp32 GEMM 8192³, CUBLAS_COMPUTE_32F (no TF32)
     double copy_gbs = 0;       // 1 GiB device-to-device copy, bytes read + written
+    // cuBLASLt e4m3 x e4m3 -> bf16 GEMM 8192³, fp32 accumulate (FP8 rows' compute ceiling); 0: not
+    // measured (a GPU without FP8 tensor cores, or a cache row written before the column existed).
+    double gemm8_tflops = 0;
 };
 
 // Times the three ceilings on the current device (each the median of 20 runs after 5 warm-ups,

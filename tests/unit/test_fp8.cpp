@@ -6,10 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "calibration_cache.h"
 #include "fa/fp8.h"
 #include "fa/problem.h"
 #include "fa/reference.h"
@@ -292,4 +295,40 @@ TEST_CASE("kernels without FP8 instances say so", "[fp8][registry]") {
         CHECK(why.find("not instantiated for Float8E4M3FN head_dim 128") != std::string::npos);
         CHECK(inst == nullptr);
     }
+}
+
+TEST_CASE("the peaks cache gains the FP8 GEMM column and still reads five-column rows", "[fp8][calibration]") {
+    const std::string path = "fa_bench_test_peaks_fp8.csv";
+    std::remove(path.c_str());
+    {
+        // A cache written before the column existed: the old header, five columns.
+        std::ofstream old(path);
+        old << "gpu\ttimestamp\tgemm16_tflops\tgemm32_tflops\tcopy_gbs\n"
+            << "GPU A\tt1\t700.0\t50.0\t3000.0\n";
+    }
+    CHECK(fa::check_peaks_file(path).empty());
+    fa::Calibration got;
+    REQUIRE(fa::load_calibration(path, "GPU A", &got));
+    CHECK(got.gemm16_tflops == 700.0);
+    CHECK(got.gemm8_tflops == 0.0);  // not measured
+    // --calibrate on another GPU rewrites the file with six columns and keeps A's old row.
+    fa::Calibration b{"GPU B", "t2", 800.0, 60.0, 3100.0, 1450.5};
+    REQUIRE(fa::save_calibration(path, b).empty());
+    CHECK(fa::check_peaks_file(path).empty());
+    REQUIRE(fa::load_calibration(path, "GPU B", &got));
+    CHECK(got.gemm8_tflops == 1450.5);
+    REQUIRE(fa::load_calibration(path, "GPU A", &got));
+    CHECK(got.gemm8_tflops == 0.0);
+    // A GPU without FP8 tensor cores saves 0 (not measured), which reads back.
+    fa::Calibration c{"GPU C", "t3", 300.0, 19.0, 1500.0, 0.0};
+    REQUIRE(fa::save_calibration(path, c).empty());
+    CHECK(fa::check_peaks_file(path).empty());
+    REQUIRE(fa::load_calibration(path, "GPU C", &got));
+    CHECK(got.gemm8_tflops == 0.0);
+    {
+        std::ofstream bad(path, std::ios::app);
+        bad << "GPU D\tt4\t300.0\t19.0\t1500.0\t-5\n";  // a negative FP8 rate
+    }
+    CHECK(fa::check_peaks_file(path).find("line 5 is not a peaks row") != std::string::npos);
+    std::remove(path.c_str());
 }
