@@ -15,7 +15,8 @@ std::string default_peaks_file();
 
 // Why `path` is not a peaks cache fa-bench can read (empty: it is, or it does not exist yet): a
 // directory or other non-file, an unreadable file, or a line that is neither the header nor a row
-// of a GPU name, a timestamp and three positive numbers, tab-separated (the line is named).
+// of a GPU name, a timestamp and three positive numbers, tab-separated, then optionally the FP8
+// GEMM's rate or 0 (the sixth column; five-column rows of older caches load with it 0).
 std::string check_peaks_file(const std::string& path);
 
 // The row for `gpu` in `path`; false when the file or the row is missing or malformed.

@@ -214,12 +214,14 @@ static_assert(kMaxSplits == 128, "--num_splits' rule text in flag_table() names 
 
 const std::vector<FlagSpec>& flag_table() {
     static const std::vector<FlagSpec> kFlags = {
-        {"dtype", "NAME[,NAME...]", "Element type: BFloat16 (default), Float16, Float32",
-         "each one of Float16, BFloat16, Float32", kShapeModes | kList,
+        // Float8E4M3FN: Q, K, V in e4m3 with per-tensor descales, O in bf16 (fa/params.h).
+        {"dtype", "NAME[,NAME...]",
+         "Element type: BFloat16 (default), Float16, Float32, Float8E4M3FN (e4m3 inputs, bf16 output)",
+         "each one of Float16, BFloat16, Float32, Float8E4M3FN", kShapeModes | kList,
          [](const std::string& t, Options* o) {
              return list_flag(t, &o->dtypes, [](const std::string& s, DType* d) -> Result {
                  if (parse_dtype(s, d)) return std::nullopt;
-                 return Broken{shown(s), "must be one of Float16, BFloat16, Float32"};
+                 return Broken{shown(s), "must be one of " + dtype_names()};
              });
          }},
         {"batch_size", "INT[,INT...]", "Batch size (default 4)", "each in 1..2147483647", kShapeModes,
@@ -377,7 +379,7 @@ const std::vector<FlagSpec>& flag_table() {
          }},
         {"peaks_file", "FILE", "Cache of --calibrate's ceilings (default ~/.cache/fa-bench/peaks.csv)",
          "not empty; an existing FILE must be a readable peaks cache (header, then gpu, timestamp and three "
-         "positive numbers per line, tab-separated)",
+         "positive numbers per line, tab-separated, and optionally the FP8 GEMM's rate or 0)",
          kProblemModes | kCalibrate,
          [](const std::string& t, Options* o) -> Result {
              if (t.empty()) return Broken{shown(t), "must name a file"};

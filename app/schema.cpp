@@ -144,7 +144,7 @@ std::string schema_json() {
     write_kernels(j);
 
     j.key("dtypes").begin_array();
-    for (DType t : {DType::Float16, DType::BFloat16, DType::Float32}) {
+    for (DType t : kAllDTypes) {
         const Tolerance tol = tolerance_for(t);
         j.begin_object(true).field("name", dtype_name(t)).field("element_bytes", static_cast<int>(dtype_bytes(t)));
         j.field("tolerance_rel_l2", tol.rel_l2).field("tolerance_max_rel", tol.max_rel).end_object();

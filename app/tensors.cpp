@@ -12,10 +12,11 @@
 namespace fa {
 namespace {
 
-std::vector<float> copy_to_host_float(const void* dptr, DType dtype, std::size_t count) {
-    std::vector<unsigned char> raw(count * dtype_bytes(dtype));
+// `dtype` is the buffer's own element type; `scale` as to_float_vector (an FP8 input's descale).
+std::vector<float> copy_to_host_float(const void* dptr, DType dtype, std::size_t count, float scale = 1.0f) {
+    std::vector<unsigned char> raw(count * input_bytes(dtype));
     cuda_check(cudaMemcpy(raw.data(), dptr, raw.size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
-    return to_float_vector(raw.data(), dtype, count);
+    return to_float_vector(raw.data(), dtype, count, scale);
 }
 
 std::vector<long> logical_shape(const ProblemShape& p, int seqlen, int heads) {
@@ -45,18 +46,21 @@ ProblemTensors::ProblemTensors(const ProblemShape& p, std::size_t workspace_byte
       q_elems_(static_cast<std::size_t>(p.batch) * p.seqlen_q * p.heads * p.head_dim),
       kv_elems_(static_cast<std::size_t>(p.batch) * p.seqlen_k * p.kv_heads() * p.head_dim),
       rows_(static_cast<std::size_t>(p.batch) * p.heads * p.seqlen_q),
-      q_(q_elems_ * dtype_bytes(p.dtype)),
-      k_(kv_elems_ * dtype_bytes(p.dtype)),
-      v_(kv_elems_ * dtype_bytes(p.dtype)),
-      o_(q_elems_ * dtype_bytes(p.dtype)),
+      q_(q_elems_ * input_bytes(p.dtype)),
+      k_(kv_elems_ * input_bytes(p.dtype)),
+      v_(kv_elems_ * input_bytes(p.dtype)),
+      o_(q_elems_ * output_bytes(p.dtype)),
       workspace_(workspace_bytes),
       reference_(with_reference ? q_elems_ * sizeof(float) : 0),
       lse_(rows_ * sizeof(float)),
       lse_reference_(with_reference ? rows_ * sizeof(float) : 0),
       params_(make_fwd_params(p, q_.ptr, k_.ptr, v_.ptr, o_.ptr, workspace_.ptr, workspace_.bytes)) {
-    cuda_check(fill_random_normal(q_.ptr, p.dtype, q_elems_, seed, 0, stream), "fill q");
-    cuda_check(fill_random_normal(k_.ptr, p.dtype, kv_elems_, seed, 1, stream), "fill k");
-    cuda_check(fill_random_normal(v_.ptr, p.dtype, kv_elems_, seed, 2, stream), "fill v");
+    // FP8: the same standard-normal draws as every other dtype, quantized with a per-tensor scale
+    // from each tensor's amax (fill_random_normal); the descales go into the kernels' parameters.
+    cuda_check(fill_random_normal(q_.ptr, p.dtype, q_elems_, seed, 0, stream, &descale_.q), "fill q");
+    cuda_check(fill_random_normal(k_.ptr, p.dtype, kv_elems_, seed, 1, stream, &descale_.k), "fill k");
+    cuda_check(fill_random_normal(v_.ptr, p.dtype, kv_elems_, seed, 2, stream, &descale_.v), "fill v");
+    params_ = make_fwd_params(p, q_.ptr, k_.ptr, v_.ptr, o_.ptr, workspace_.ptr, workspace_.bytes, descale_);
 }
 
 FwdParams ProblemTensors::with_plan(const LaunchPlan& plan, std::size_t kernel_workspace, bool with_lse) {
@@ -88,18 +92,21 @@ void ProblemTensors::poison_output(cudaStream_t stream) {
 }
 
 CheckResult ProblemTensors::check_output() const {
-    return compare_outputs(copy_to_host_float(o_.ptr, p_.dtype, q_elems_), reference_host_, p_.dtype);
+    return compare_outputs(copy_to_host_float(o_.ptr, output_dtype(p_.dtype), q_elems_), reference_host_, p_.dtype);
 }
 
 void ProblemTensors::save_inputs(const std::string& root, uint64_t seed, const std::string& git_commit,
                                  cudaStream_t stream) const {
     cuda_check(cudaStreamSynchronize(stream), "inputs");
     const std::string dir = tensor_dir(root, p_);
-    for (auto [name, buf, n, s, h] : {std::tuple{"q", &q_, q_elems_, p_.seqlen_q, p_.heads},
-                                      {"k", &k_, kv_elems_, p_.seqlen_k, p_.kv_heads()},
-                                      {"v", &v_, kv_elems_, p_.seqlen_k, p_.kv_heads()}}) {
+    // FP8 inputs are written dequantized (e4m3 value x descale, exact: the descale is a power of
+    // two), so every dtype's q, k, v are float32 a peer can read as they are, and dividing by the
+    // descale recorded in flags.json gives back the e4m3 values exactly.
+    for (auto [name, buf, n, s, h, scale] : {std::tuple{"q", &q_, q_elems_, p_.seqlen_q, p_.heads, descale_.q},
+                                             {"k", &k_, kv_elems_, p_.seqlen_k, p_.kv_heads(), descale_.k},
+                                             {"v", &v_, kv_elems_, p_.seqlen_k, p_.kv_heads(), descale_.v}}) {
         if (std::string e = write_npy_f32(fmt::format("{}/{}.npy", dir, name),
-                                          copy_to_host_float(buf->ptr, p_.dtype, n), logical_shape(p_, s, h));
+                                          copy_to_host_float(buf->ptr, p_.dtype, n, scale), logical_shape(p_, s, h));
             !e.empty())
             throw std::runtime_error(e);
     }
@@ -108,15 +115,20 @@ void ProblemTensors::save_inputs(const std::string& root, uint64_t seed, const s
         "{{\"dtype\": \"{}\", \"layout\": \"{}\", \"batch_size\": {}, \"seqlen_q\": {}, \"seqlen_k\": {}, "
         "\"num_head\": {}, \"num_head_kv\": {}, \"head_dim\": {}, \"softmax_scale\": {:.9g}, \"is_causal\": {}, "
         "\"causal_alignment\": \"top-left\", \"seed\": {}, \"git_commit\": \"{}\", \"stored_as\": \"float32\", "
+        "\"output_dtype\": \"{}\", \"input_descale\": {{\"q\": {:.9g}, \"k\": {:.9g}, \"v\": {:.9g}}}, "
+        "\"inputs\": \"{}\", "
         "\"lse\": \"natural log, [batch, num_head, seqlen_q], -inf for a row that sees no key\"}}\n",
         dtype_name(p_.dtype), layout_name(p_.layout), p_.batch, p_.seqlen_q, p_.seqlen_k, p_.heads, p_.kv_heads(),
-        p_.head_dim, effective_scale(p_), p_.causal ? "true" : "false", seed, git_commit);
+        p_.head_dim, effective_scale(p_), p_.causal ? "true" : "false", seed, git_commit,
+        dtype_name(output_dtype(p_.dtype)), descale_.q, descale_.k, descale_.v,
+        p_.dtype == DType::Float8E4M3FN ? "dequantized: the e4m3 value times input_descale (a power of two, exact)"
+                                         : "the stored values");
 }
 
 void ProblemTensors::save_output(const std::string& root, const std::string& kernel, cudaStream_t stream) const {
     cuda_check(cudaStreamSynchronize(stream), "output");
     if (std::string e = write_npy_f32(fmt::format("{}/o_{}.npy", tensor_dir(root, p_), kernel),
-                                      copy_to_host_float(o_.ptr, p_.dtype, q_elems_),
+                                      copy_to_host_float(o_.ptr, output_dtype(p_.dtype), q_elems_),
                                       logical_shape(p_, p_.seqlen_q, p_.heads));
         !e.empty())
         throw std::runtime_error(e);

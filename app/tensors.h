@@ -1,6 +1,7 @@
 // The tensors of one problem on the device: Q, K and V filled from the seed, O, the kernels'
 // workspace and, when outputs are checked, the FP32 reference; the check of O against it; and
-// --save_tensors' export (q, k, v and each kernel's o as float32 .npy, the flags as JSON).
+// --save_tensors' export (q, k, v and each kernel's o as float32 .npy, the flags as JSON). FP8
+// inputs: Q, K, V in e4m3 with their descales, O in bf16 (fa/params.h).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -58,6 +59,7 @@ class ProblemTensors {
     ProblemShape p_;
     std::size_t q_elems_, kv_elems_, rows_;  // rows_: B·H·Sq, one LSE each
     DeviceBuffer q_, k_, v_, o_, workspace_, reference_, lse_, lse_reference_;
+    InputDescales descale_;  // FP8: from the generator (each tensor's amax); 1 otherwise
     FwdParams params_;
     std::vector<float> reference_host_, lse_reference_host_;
 };

@@ -15,7 +15,8 @@ struct FwdTensorMaps {
     CUtensorMap q, k, v, o;
 };
 
-// Rows of one TMA box per tensor (every box is 64 columns = 128 bytes wide, 128-byte swizzled).
+// Rows of one TMA box per tensor (every box is 128 bytes wide, 128-byte swizzled: 64 columns of a
+// 16-bit type, 128 of e4m3; FP8 problems have e4m3 Q, K, V maps and a bf16 O map).
 struct TmaBoxRows {
     int q;   // the CTA's query tile
     int kv;  // one key tile (K and V alike)

@@ -69,7 +69,9 @@ Ceilings ceilings_for(const GpuSpec& gpu, MathUnit unit, double in_bytes) {
 Practical practical_for(const std::string& gpu, DType dtype, const Calibration* cal) {
     Practical pr;
     if (cal != nullptr && cal->gpu == gpu) {
-        pr.gemm_tflops = dtype == DType::Float32 ? cal->gemm32_tflops : cal->gemm16_tflops;
+        pr.gemm_tflops = dtype == DType::Float32        ? cal->gemm32_tflops
+                         : dtype == DType::Float8E4M3FN ? cal->gemm8_tflops  // 0 where not measured
+                                                        : cal->gemm16_tflops;
         pr.copy_gbs = cal->copy_gbs;
         pr.source = "calibrated:" + cal->timestamp;
         return pr;
@@ -80,7 +82,8 @@ Practical practical_for(const std::string& gpu, DType dtype, const Calibration* 
     static const Known kKnown[] = {{"NVIDIA H100 80GB HBM3", 761.0, 2966.0}, {"NVIDIA H200", 790.0, 4300.0}};
     for (const Known& k : kKnown)
         if (gpu == k.name) {
-            pr.gemm_tflops = dtype == DType::Float32 ? 0.0 : k.tflops;
+            // Only bf16 GEMMs were measured on these GPUs: FP32 and FP8 rows get no GEMM figure.
+            pr.gemm_tflops = dtype == DType::Float32 || dtype == DType::Float8E4M3FN ? 0.0 : k.tflops;
             pr.copy_gbs = k.gbs;
             pr.source = std::string("table:") + k.name;
         }
@@ -88,8 +91,7 @@ Practical practical_for(const std::string& gpu, DType dtype, const Calibration* 
 }
 
 Elements elements_of(DType dtype) {
-    const double b = static_cast<double>(dtype_bytes(dtype));
-    return {b, b};
+    return {static_cast<double>(input_bytes(dtype)), static_cast<double>(output_bytes(dtype))};
 }
 
 namespace {
@@ -194,8 +196,14 @@ HbmBytes model_hbm_bytes(const ProblemShape& p, const Elements& e, const TileOrd
     // An intermediate is written by one launch (or CTA set) and read by the next: what the L2
     // holds at that moment need not go through DRAM, the rest goes out and comes back.
     auto round_trip = [&](double x) { return 2.0 * positive_part(x - l2_bytes); };
-    if (order.m_block <= 0) h.intermediates = round_trip(scores_all(p) * 4.0) + round_trip(scores_all(p) * e.in_bytes);
-    else h.intermediates = round_trip(split_partial_bytes(p, order.num_splits));
+    if (order.m_block <= 0) {
+        h.intermediates = round_trip(scores_all(p) * 4.0) + round_trip(scores_all(p) * e.in_bytes);
+        const double kv_operand = b * p.kv_heads() * static_cast<double>(p.seqlen_k) * d * e.in_bytes;  // all of K
+        if (p.heads_per_kv() > 1 && kv_operand > l2_bytes)
+            h.batched_gemm_rereads = (p.heads_per_kv() - 1.0) * 2.0 * kv_operand;
+    } else {
+        h.intermediates = round_trip(split_partial_bytes(p, order.num_splits));
+    }
     return h;
 }
 

@@ -10,14 +10,21 @@ const char* dtype_name(DType t) {
         case DType::Float16: return "Float16";
         case DType::BFloat16: return "BFloat16";
         case DType::Float32: return "Float32";
+        case DType::Float8E4M3FN: return "Float8E4M3FN";
     }
     return "?";
+}
+
+std::string dtype_names() {
+    std::string out;
+    for (DType t : kAllDTypes) out += std::string(out.empty() ? "" : ", ") + dtype_name(t);
+    return out;
 }
 
 const char* layout_name(Layout l) { return l == Layout::BSHD ? "bshd" : "bhsd"; }
 
 bool parse_dtype(const std::string& s, DType* out) {
-    for (DType t : {DType::Float16, DType::BFloat16, DType::Float32}) {
+    for (DType t : kAllDTypes) {
         if (s == dtype_name(t)) {
             *out = t;
             return true;
@@ -53,9 +60,11 @@ double attention_flops(const ProblemShape& p) {
 }
 
 double compulsory_bytes(const ProblemShape& p) {
-    const double elems =
-        (2.0 * p.seqlen_q * p.heads + 2.0 * p.seqlen_k * p.kv_heads()) * p.batch * static_cast<double>(p.head_dim);
-    return elems * static_cast<double>(dtype_bytes(p.dtype));
+    const double bd = static_cast<double>(p.batch) * p.head_dim;
+    const double q_or_o = static_cast<double>(p.seqlen_q) * p.heads * bd;  // elements of Q, and of O
+    const double k_or_v = static_cast<double>(p.seqlen_k) * p.kv_heads() * bd;
+    return (q_or_o + 2.0 * k_or_v) * static_cast<double>(input_bytes(p.dtype)) +
+           q_or_o * static_cast<double>(output_bytes(p.dtype));
 }
 
 void set_strides(const ProblemShape& p, FwdParams* f) {
@@ -77,7 +86,7 @@ void set_strides(const ProblemShape& p, FwdParams* f) {
 }
 
 FwdParams make_fwd_params(const ProblemShape& p, const void* q, const void* k, const void* v, void* o,
-                          void* workspace, std::size_t workspace_bytes) {
+                          void* workspace, std::size_t workspace_bytes, const InputDescales& descale) {
     FwdParams prm{};
     prm.q = q;
     prm.k = k;
@@ -95,6 +104,9 @@ FwdParams make_fwd_params(const ProblemShape& p, const void* q, const void* k, c
     prm.scale_log2 = prm.scale * 1.4426950408889634f;  // log2(e)
     prm.causal = p.causal;
     prm.dtype = p.dtype;
+    prm.q_descale = descale.q;
+    prm.k_descale = descale.k;
+    prm.v_descale = descale.v;
     prm.workspace = workspace;
     prm.workspace_bytes = workspace_bytes;
     // Plain launch: no LSE output, no split, no packing (a LaunchPlan sets the last two).

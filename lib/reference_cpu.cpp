@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "fa/fp8.h"
 #include "fa/reference.h"
 
 namespace fa {
@@ -92,15 +93,20 @@ uint16_t float_to_fp16_bits(float x) {
     return sign | static_cast<uint16_t>(((e + 14) << 10) | (mant & 0x3FFu));
 }
 
-std::vector<float> to_float_vector(const void* host_data, DType dtype, std::size_t count) {
+std::vector<float> to_float_vector(const void* host_data, DType dtype, std::size_t count, float scale) {
     std::vector<float> out(count);
     if (dtype == DType::Float32) {
         std::memcpy(out.data(), host_data, count * 4);
-        return out;
+    } else if (dtype == DType::Float8E4M3FN) {
+        const uint8_t* bits = static_cast<const uint8_t*>(host_data);
+        for (std::size_t i = 0; i < count; ++i) out[i] = e4m3_to_float(bits[i]);
+    } else {
+        const uint16_t* bits = static_cast<const uint16_t*>(host_data);
+        for (std::size_t i = 0; i < count; ++i)
+            out[i] = dtype == DType::BFloat16 ? bf16_bits_to_float(bits[i]) : fp16_bits_to_float(bits[i]);
     }
-    const uint16_t* bits = static_cast<const uint16_t*>(host_data);
-    for (std::size_t i = 0; i < count; ++i)
-        out[i] = dtype == DType::BFloat16 ? bf16_bits_to_float(bits[i]) : fp16_bits_to_float(bits[i]);
+    if (scale != 1.0f)
+        for (float& x : out) x *= scale;
     return out;
 }
 
@@ -109,6 +115,7 @@ Tolerance tolerance_for(DType dtype) {
         case DType::BFloat16: return {1e-2, 4e-2};
         case DType::Float16: return {2e-3, 6e-3};
         case DType::Float32: return {1e-4, 5e-4};
+        case DType::Float8E4M3FN: return {kE4M3UnitRoundoff, 2.0 * kE4M3UnitRoundoff};
     }
     return {0.0, 0.0};
 }

@@ -5,7 +5,12 @@
 // well under a second on an H100 — and it runs once per problem, not per kernel.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
+#include <cmath>
+#include <cstring>
+
+#include "fa/fp8.h"
 #include "fa/reference.h"
 
 namespace fa {
@@ -21,7 +26,11 @@ template <typename T> __device__ float ref_load(const T* p);
 template <> __device__ float ref_load<float>(const float* p) { return *p; }
 template <> __device__ float ref_load<__half>(const __half* p) { return __half2float(*p); }
 template <> __device__ float ref_load<__nv_bfloat16>(const __nv_bfloat16* p) { return __bfloat162float(*p); }
+// FP8 through fa/fp8.h's decoder, the one the host tests check (not the kernels' conversions).
+template <> __device__ float ref_load<__nv_fp8_e4m3>(const __nv_fp8_e4m3* p) { return e4m3_to_float(p->__x); }
 
+// T: the input type; O is written as float (o_ref). The descales are 1 except for FP8 inputs, and
+// multiplying by 1 is exact, so the other dtypes' reference is unchanged by them.
 template <typename T>
 __global__ void __launch_bounds__(kThreads) reference_kernel(FwdParams prm, float* o_ref, float* lse_ref) {
     __shared__ float q_s[kRows][kMaxHeadDim];
@@ -46,14 +55,14 @@ __global__ void __launch_bounds__(kThreads) reference_kernel(FwdParams prm, floa
 
     for (int i = threadIdx.x; i < kRows * D; i += kThreads) {
         const int r = i / D, d = i % D;
-        q_s[r][d] = row0 + r < prm.seqlen_q ? ref_load(q + (row0 + r) * prm.q_row_stride + d) : 0.0f;
+        q_s[r][d] = row0 + r < prm.seqlen_q ? ref_load(q + (row0 + r) * prm.q_row_stride + d) * prm.q_descale : 0.0f;
     }
     __syncthreads();
 
     auto visible = [&](int r, int j) { return j < Sk && (!prm.causal || j <= row0 + r); };
     auto score = [&](int r, int j) {
         float s = 0.0f;
-        for (int d = 0; d < D; ++d) s += q_s[r][d] * ref_load(k + j * prm.k_row_stride + d);
+        for (int d = 0; d < D; ++d) s += q_s[r][d] * (ref_load(k + j * prm.k_row_stride + d) * prm.k_descale);
         return s * prm.scale;
     };
     // Block-wide reduction of one value per row; op is max or sum.
@@ -100,7 +109,8 @@ __global__ void __launch_bounds__(kThreads) reference_kernel(FwdParams prm, floa
             if (i >= kRows * D) break;
             const int r = i / D, d = i % D;
             float sum = 0.0f;
-            for (int jj = 0; jj < keys; ++jj) sum += p_s[r][jj] * ref_load(v + (j0 + jj) * prm.v_row_stride + d);
+            for (int jj = 0; jj < keys; ++jj)
+                sum += p_s[r][jj] * (ref_load(v + (j0 + jj) * prm.v_row_stride + d) * prm.v_descale);
             acc[t] += sum;
         }
         __syncthreads();
@@ -138,17 +148,71 @@ template <> __device__ float store_as<float>(float x) { return x; }
 template <> __device__ __half store_as<__half>(float x) { return __float2half_rn(x); }
 template <> __device__ __nv_bfloat16 store_as<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
 
+__device__ __forceinline__ uint64_t normal_key(uint64_t seed, uint64_t stream_id) {
+    return splitmix64(seed ^ splitmix64(stream_id + 1));
+}
+
+// Element i of the standard-normal tensor `key`: a pure function of (key, i), so the FP8 path can
+// read the values twice (amax, then quantize) and get the tensor every other dtype gets.
+__device__ __forceinline__ float normal_at(uint64_t key, std::size_t i) {
+    const uint64_t bits = splitmix64(key ^ (i * 0xD1B54A32D192ED03ull));
+    // Box–Muller on two 24-bit uniforms in (0, 1].
+    const float u1 = (static_cast<float>(bits >> 40) + 1.0f) * (1.0f / 16777216.0f);
+    const float u2 = static_cast<float>((bits >> 8) & 0xFFFFFF) * (1.0f / 16777216.0f);
+    return sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
+}
+
 template <typename T>
 __global__ void normal_kernel(T* dst, std::size_t count, uint64_t seed, uint64_t stream_id) {
-    const uint64_t key = splitmix64(seed ^ splitmix64(stream_id + 1));
+    const uint64_t key = normal_key(seed, stream_id);
     for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
-         i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-        const uint64_t bits = splitmix64(key ^ (i * 0xD1B54A32D192ED03ull));
-        // Box–Muller on two 24-bit uniforms in (0, 1].
-        const float u1 = (static_cast<float>(bits >> 40) + 1.0f) * (1.0f / 16777216.0f);
-        const float u2 = static_cast<float>((bits >> 8) & 0xFFFFFF) * (1.0f / 16777216.0f);
-        dst[i] = store_as<T>(sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2));
+         i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+        dst[i] = store_as<T>(normal_at(key, i));
+}
+
+// max |x| of the tensor into *amax_bits (as the bits of a non-negative float, which order like
+// unsigned integers; *amax_bits starts at 0).
+__global__ void normal_amax_kernel(unsigned* amax_bits, std::size_t count, uint64_t seed, uint64_t stream_id) {
+    const uint64_t key = normal_key(seed, stream_id);
+    float m = 0.0f;
+    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+         i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+        m = fmaxf(m, fabsf(normal_at(key, i)));
+    for (int off = 16; off > 0; off /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
+    if (threadIdx.x % 32 == 0) atomicMax(amax_bits, __float_as_uint(m));
+}
+
+// The same values times 2^scale_exp, rounded to e4m3 by fa/fp8.h's encoder.
+__global__ void normal_e4m3_kernel(uint8_t* dst, std::size_t count, uint64_t seed, uint64_t stream_id,
+                                   int scale_exp) {
+    const uint64_t key = normal_key(seed, stream_id);
+    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+         i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+        dst[i] = float_to_e4m3(ldexpf(normal_at(key, i), scale_exp));
+}
+
+// FP8: amax pass, the scale on the host, quantize pass (fill_random_normal's contract).
+cudaError_t fill_random_e4m3(uint8_t* dst, std::size_t count, uint64_t seed, uint64_t stream_id, cudaStream_t stream,
+                             float* descale, int blocks, int threads) {
+    unsigned* amax_dev = nullptr;
+    cudaError_t e = cudaMallocAsync(&amax_dev, sizeof(unsigned), stream);
+    if (e != cudaSuccess) return e;
+    unsigned amax_bits = 0;
+    e = cudaMemsetAsync(amax_dev, 0, sizeof(unsigned), stream);
+    if (e == cudaSuccess) {
+        normal_amax_kernel<<<blocks, threads, 0, stream>>>(amax_dev, count, seed, stream_id);
+        e = cudaGetLastError();
     }
+    if (e == cudaSuccess) e = cudaMemcpyAsync(&amax_bits, amax_dev, sizeof(unsigned), cudaMemcpyDeviceToHost, stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+    cudaFreeAsync(amax_dev, stream);
+    if (e != cudaSuccess) return e;
+    float amax;
+    std::memcpy(&amax, &amax_bits, sizeof(float));
+    const int k = fp8_scale_exponent(amax);
+    *descale = std::ldexp(1.0f, -k);
+    normal_e4m3_kernel<<<blocks, threads, 0, stream>>>(dst, count, seed, stream_id, k);
+    return cudaGetLastError();
 }
 
 }  // namespace
@@ -167,13 +231,21 @@ cudaError_t attention_reference_gpu(const FwdParams& prm, float* o_ref, cudaStre
         case DType::BFloat16:
             reference_kernel<__nv_bfloat16><<<grid, kThreads, 0, stream>>>(prm, o_ref, lse_ref);
             break;
+        case DType::Float8E4M3FN:
+            reference_kernel<__nv_fp8_e4m3><<<grid, kThreads, 0, stream>>>(prm, o_ref, lse_ref);
+            break;
     }
     return cudaGetLastError();
 }
 
 cudaError_t fill_random_normal(void* dst, DType dtype, std::size_t count, uint64_t seed, uint64_t stream_id,
-                               cudaStream_t stream) {
+                               cudaStream_t stream, float* descale) {
     const int threads = 256, blocks = 1024;  // grid-stride: ~262k threads cover any size
+    if (dtype == DType::Float8E4M3FN) {
+        if (descale == nullptr) return cudaErrorInvalidValue;
+        return fill_random_e4m3(static_cast<uint8_t*>(dst), count, seed, stream_id, stream, descale, blocks, threads);
+    }
+    if (descale != nullptr) *descale = 1.0f;
     switch (dtype) {
         case DType::Float32:
             normal_kernel<<<blocks, threads, 0, stream>>>(static_cast<float*>(dst), count, seed, stream_id);
@@ -184,6 +256,7 @@ cudaError_t fill_random_normal(void* dst, DType dtype, std::size_t count, uint64
         case DType::BFloat16:
             normal_kernel<<<blocks, threads, 0, stream>>>(static_cast<__nv_bfloat16*>(dst), count, seed, stream_id);
             break;
+        case DType::Float8E4M3FN: break;  // above
     }
     return cudaGetLastError();
 }

@@ -90,6 +90,10 @@ const std::vector<KernelInfo>& kernel_registry() {
         {7, "wgmma_overlap",
          "wgmma_ws + intra-warpgroup overlap: S(t+1) issued with P(t).V(t), softmax under the PV wgmma (+128 launched)",
          90, &wgmma_overlap_instances, nullptr, true, kDecode, nullptr, &hopper_tile_limit},
+        // FP8 inputs only (Float8E4M3FN, bf16 O): every other dtype is UNSUPPORTED from its instance table.
+        {8, "wgmma_fp8",
+         "wgmma_overlap on FP8: e4m3 wgmma k32 for both GEMMs, V transposed in smem by the producer, P as e4m3 (+128 launched)",
+         90, &wgmma_fp8_instances, nullptr, true, kPlain},
     };
     return kRegistry;
 }

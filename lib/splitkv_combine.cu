@@ -97,10 +97,11 @@ cudaError_t splitkv_combine(const FwdParams& p, cudaStream_t stream) {
         return cudaErrorInvalidValue;
     const long long rows = static_cast<long long>(p.batch) * p.heads * p.seqlen_q;
     const unsigned blocks = static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock);
-    switch (p.dtype) {
+    switch (output_dtype(p.dtype)) {  // O's type: FP8 inputs write bf16
         case DType::Float32: combine_kernel<float><<<blocks, 32 * kRowsPerBlock, 0, stream>>>(p); break;
         case DType::Float16: combine_kernel<__half><<<blocks, 32 * kRowsPerBlock, 0, stream>>>(p); break;
         case DType::BFloat16: combine_kernel<__nv_bfloat16><<<blocks, 32 * kRowsPerBlock, 0, stream>>>(p); break;
+        case DType::Float8E4M3FN: return cudaErrorInvalidValue;  // never an output type
     }
     return cudaGetLastError();
 }

@@ -6,7 +6,7 @@
 usage() {
     cat <<'USAGE'
 usage: scripts/sanitize.sh [FA_BENCH] [KERNELS]   (defaults: build/fa-bench, every kernel it registers)
-  DTYPES="BFloat16 Float16"   dtypes to run (default both)
+  DTYPES="BFloat16 Float16 Float8E4M3FN"   dtypes to run (default all three; FP8 runs on wgmma_fp8 only)
   FA_ARGS="..."               extra fa-bench flags, e.g. a tile:
                               "--m_block_size 176 --n_block_size 32 --num_threads 352"
   COMPUTE_SANITIZER=PATH      the tool (default compute-sanitizer on PATH)
@@ -31,7 +31,7 @@ read -r -a extra <<< "${FA_ARGS:-}"
 status=0
 for tool in memcheck racecheck synccheck; do
     for kernel in ${kernels//,/ }; do
-        for dtype in ${DTYPES:-BFloat16 Float16}; do
+        for dtype in ${DTYPES:-BFloat16 Float16 Float8E4M3FN}; do
             for d in 64 128; do
                 log="$(mktemp)"
                 "$sanitizer" --tool "$tool" --error-exitcode 99 "$fa_bench" --kernel "$kernel" --dtype "$dtype" \

@@ -409,6 +409,60 @@ struct WgmmaM64<256> {
     }
 };
 
+// ---------------------------------------------------------------------------------------------
+// FP8: wgmma.mma_async.sync.aligned.m64nNk32.f32.e4m3.e4m3 (rung 8). Same accumulator layout as
+// the k16 forms; K = 32 elements = 32 bytes per instruction, so a k-step advances a K-major
+// descriptor by 32 bytes exactly as a bf16 k16 step does. 8-bit operands have no transpose
+// immediates: both A and B must be K-major (B = Vᵀ for O += P·V, which rung 8 builds in shared
+// memory). The trailing "1, 1" are imm-scale-a and imm-scale-b (no negation).
+//   ss(d, desc_a, desc_b, scale_d):  A and B from shared memory.
+//   rs(d, a, desc_b, scale_d):       A from registers: 4 x b32 of 4 e4m3 each, the k32 A-fragment
+//                                    layout (PTX ISA, "Matrix Fragments for wgmma.mma_async.m64nNk32"):
+//                                    thread (warp w, lane l) holds rows 16w + l/4 (a0-a3, a8-a11) and
+//                                    16w + l/4 + 8 (a4-a7, a12-a15), columns 4·(l%4) + i (a0-a7) and
+//                                    16 + 4·(l%4) + i (a8-a15), a0 in the low byte of the first register.
+// ---------------------------------------------------------------------------------------------
+template <int N>
+struct WgmmaM64E4M3;
+
+template <>
+struct WgmmaM64E4M3<128> {
+    static __device__ __forceinline__ void ss(float (&d)[64], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
+#if FA_HOPPER_ENABLED
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 " FA_WGMMA_D_REGS_N128
+                     ", %64, %65, p, 1, 1;\n}\n"
+                     : FA_WGMMA_D_OPERANDS_N128
+                     : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+#endif
+    }
+    static __device__ __forceinline__ void rs(float (&d)[64], const uint32_t (&a)[4], uint64_t desc_b, uint32_t scale_d) {
+#if FA_HOPPER_ENABLED
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 " FA_WGMMA_D_REGS_N128
+                     ", {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
+                     : FA_WGMMA_D_OPERANDS_N128
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));
+#endif
+    }
+};
+
+// Four fp32 -> four e4m3 in one b32, x0 in the low byte (the A-fragment order), rounded to nearest
+// even and saturated to +-448 (cvt.rn.satfinite.e4m3x2.f32 puts its first source in the upper
+// byte of each half).
+__device__ __forceinline__ uint32_t cvt_pack4_e4m3(float x0, float x1, float x2, float x3) {
+    uint32_t out = 0;
+#if FA_HOPPER_ENABLED
+    asm("{\n.reg .b16 lo, hi;\n"
+        "cvt.rn.satfinite.e4m3x2.f32 lo, %2, %1;\n"
+        "cvt.rn.satfinite.e4m3x2.f32 hi, %4, %3;\n"
+        "mov.b32 %0, {lo, hi};\n}\n"
+        : "=r"(out)
+        : "f"(x0), "f"(x1), "f"(x2), "f"(x3));
+#endif
+    return out;
+}
+
 #undef FA_WGMMA_D_REGS_N64
 #undef FA_WGMMA_D_OPERANDS_N64
 #undef FA_WGMMA_D_REGS_N128

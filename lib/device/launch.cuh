@@ -3,6 +3,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -20,6 +21,7 @@ template <typename T> constexpr DType dtype_of();
 template <> constexpr DType dtype_of<float>() { return DType::Float32; }
 template <> constexpr DType dtype_of<__half>() { return DType::Float16; }
 template <> constexpr DType dtype_of<__nv_bfloat16>() { return DType::BFloat16; }
+template <> constexpr DType dtype_of<__nv_fp8_e4m3>() { return DType::Float8E4M3FN; }
 
 // The grid convention of every fused rung (device/block_info.cuh): x = row blocks · head slots ·
 // batch, y = splits. The runner refuses problems whose x would pass 2^31 − 1 before launching.

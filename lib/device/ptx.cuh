@@ -104,6 +104,19 @@ __device__ __forceinline__ void st_shared_b32(uint32_t smem_addr, uint32_t v) {
     asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(smem_addr), "r"(v) : "memory");
 }
 
+// 4-byte shared load (ld.shared.b32): rung 8's V transpose reads one key row's 4 columns per lane.
+__device__ __forceinline__ uint32_t ld_shared_b32(uint32_t smem_addr) {
+    uint32_t v;
+    asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(smem_addr) : "memory");
+    return v;
+}
+
+// 16-byte shared store (st.shared.v4.b32): rung 8's V transpose writes 16 keys of one column.
+__device__ __forceinline__ void st_shared_v4_b32(uint32_t smem_addr, uint4 v) {
+    asm volatile("st.shared.v4.b32 [%0], {%1,%2,%3,%4};\n" ::"r"(smem_addr), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+                 : "memory");
+}
+
 // 16-byte shared load (ld.shared.v4.b32), for the epilogue's coalesced global stores.
 __device__ __forceinline__ uint4 ld_shared_v4_b32(uint32_t smem_addr) {
     uint4 v;

@@ -55,6 +55,10 @@ struct Calibration {
     double gemm16_tflops = 0;  // cuBLAS bf16 GEMM 8192³, fp32 accumulate
     double gemm32_tflops = 0;  // cuBLAS fp32 GEMM 8192³, CUBLAS_COMPUTE_32F (no TF32)
     double copy_gbs = 0;       // 1 GiB device-to-device copy, bytes read + written
+    // cuBLASLt e4m3 x e4m3 -> bf16 GEMM 8192³, fp32 accumulate (FP8 rows' compute ceiling); 0: not
+    // measured (a GPU without FP8 tensor cores, or a cache row written before the column existed).
+    double gemm8_tflops = 0;
+    std::string gemm8_error;  // why the FP8 GEMM could not be timed (not saved; --calibrate prints it)
 };
 
 // Times the three ceilings on the current device (each the median of 20 runs after 5 warm-ups,
@@ -73,7 +77,7 @@ struct Practical {
 Practical practical_for(const std::string& gpu_name, DType dtype, const Calibration* calibration = nullptr);
 
 // Element sizes the bytes are counted in: Q, K and V (in) and O (out). FP8 attention reads 1-byte
-// inputs and writes a 2-byte output; the dtypes fa-bench runs use one size for both.
+// inputs and writes a 2-byte (bf16) output; the other dtypes use one size for both.
 struct Elements {
     double in_bytes = 2;
     double out_bytes = 2;
@@ -110,7 +114,15 @@ struct HbmBytes {
     double compulsory_out = 0;  // O written once
     double rereads = 0;         // K/V re-read past the L2 (tile order, L2 size)
     double intermediates = 0;   // 2 · max(0, X − L2) per intermediate X written then read back
-    double predicted() const { return compulsory_in + compulsory_out + rereads + intermediates; }
+    // naive with grouped K/V heads: cuBLAS's batched GEMMs run one query head per batch entry, all
+    // entries at once, so when the K (or V) of every K/V head together exceeds the L2 each query
+    // head of a group reads its K/V head from DRAM again: (heads_per_kv − 1) × the K/V bytes.
+    // Measured (ncu, H100, 1×32(kv 8)×1/131072×128): 2,188.7 MB against 2,147.5 predicted with it,
+    // 536.9 without. A prediction of cuBLAS's schedule, not a bound, so at_least leaves it out.
+    double batched_gemm_rereads = 0;
+    double predicted() const {
+        return compulsory_in + compulsory_out + rereads + intermediates + batched_gemm_rereads;
+    }
     // A lower bound on one launch's DRAM traffic with a warm L2: up to one L2 of the inputs may
     // still be there from the previous launch, and up to one L2 of O may still be dirty in it
     // when the launch ends.

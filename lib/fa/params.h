@@ -11,15 +11,27 @@
 
 namespace fa {
 
-enum class DType : int { Float16 = 0, BFloat16 = 1, Float32 = 2 };
+// The problem's element type, named as the CuTe DSL names it. Float8E4M3FN is an input type only:
+// Q, K and V in e4m3 (fa/fp8.h) with a per-tensor FP32 descale each, O in bf16 (what FA3 and
+// cuDNN's FP8 forward write: an 8-bit O would throw away the precision FP32 accumulation kept).
+enum class DType : int { Float16 = 0, BFloat16 = 1, Float32 = 2, Float8E4M3FN = 3 };
 
-inline constexpr std::size_t dtype_bytes(DType t) { return t == DType::Float32 ? 4 : 2; }
+// The element type of O for inputs of type t.
+inline constexpr DType output_dtype(DType t) { return t == DType::Float8E4M3FN ? DType::BFloat16 : t; }
+
+// Bytes of one element of Q, K and V (input_bytes) and of O (output_bytes).
+inline constexpr std::size_t input_bytes(DType t) {
+    return t == DType::Float32 ? 4 : t == DType::Float8E4M3FN ? 1 : 2;
+}
+inline constexpr std::size_t output_bytes(DType t) { return input_bytes(output_dtype(t)); }
+// The input element size (Q, K, V): what index arithmetic and copy widths of the kernels go by.
+inline constexpr std::size_t dtype_bytes(DType t) { return input_bytes(t); }
 
 struct FwdParams {
     const void* q;  // [batch, seqlen_q, heads, head_dim] in bshd (strides below say where)
     const void* k;  // [batch, seqlen_k, heads, head_dim]
     const void* v;  // [batch, seqlen_k, heads, head_dim]
-    void* o;        // [batch, seqlen_q, heads, head_dim], same dtype as q
+    void* o;        // [batch, seqlen_q, heads, head_dim], of output_dtype(dtype)
 
     // Element strides of each tensor: between batches, between sequence rows, between heads.
     int64_t q_batch_stride, q_row_stride, q_head_stride;
@@ -38,7 +50,12 @@ struct FwdParams {
     float scale;       // softmax scale applied to Q·Kᵀ (default 1/sqrt(D))
     float scale_log2;  // scale * log2(e): kernels use exp2(x * scale_log2 - m * scale_log2)
     bool causal;       // top-left aligned: query row i sees key j iff j <= i (the example's rule)
-    DType dtype;       // element type of q, k, v and o
+    DType dtype;       // element type of q, k and v; o is output_dtype(dtype)
+
+    // FP8 inputs: the stored value times its tensor's descale is the input (fa/fp8.h: a power of
+    // two from the tensor's amax). S = Q·Kᵀ of the stored values is scaled by q_descale·k_descale,
+    // O by v_descale. 1 for the other dtypes.
+    float q_descale, k_descale, v_descale;
 
     // Optional: the natural-log log-sum-exp of every query row's scaled scores, fp32,
     // [batch, heads, seqlen_q] contiguous; -inf for a row that sees no key. Null: not written.

@@ -29,17 +29,19 @@
 // critical path on an H100: ~19 FLOP per byte of ldmatrix + cp.async traffic at d=128 against
 // ~13 with 16 rows per warp, whose ceiling (~1700 FLOP/clk/SM at 128 B/clk) sits barely above the
 // ~1500 FLOP/clk/SM FA2 reaches. The price is registers, 128 fp32 of O per thread at d=128 plus
-// S. FA2's 128x64 tile at d=128 does not fit in 255 registers with this code: ptxas (CUDA 13.0)
-// spills 4-150 bytes per thread depending on arch and small code changes, so d=128 takes
-// kBlockN = 32 (245 registers, no spill, 8 warps per SM):
-//   d=128: 128 x 32, 4 warps, 64 KB smem.   d=64: 128 x 64, 4 warps, 48 KB (222-231 registers).
+// S. FA2's 128x64 tile at d=128 does not fit in 255 registers with this code: ptxas (CUDA 13.0,
+// sm_80) gives it 255 registers and spills 28 bytes (44 loaded back) a thread, 96 KB smem. It was
+// built as the CuTe DSL example's default tile (issue #13) and --autotune found it faster than the
+// spill-free 128 x 32 (245 registers, 64 KB), so it is the d=128 default since 2026-11-23:
+// H100 SXM, bf16, one device call, TFLOP/s 128x64 vs 128x32 — 4x16x8192 385.7 vs 340.2
+// non-causal, 360.9 vs 320.8 causal; 1x16x16384 388.2 vs 349.8, 353.7 vs 317.0 (+11-13 %). Half
+// as many key tiles halves the barriers and the online-softmax rescales per row; the 28 spilled
+// bytes sit outside the inner loop. fp16 follows bf16 (same code and registers; not timed apart).
+//   d=128: 128 x 64, 4 warps, 96 KB smem (128 x 32 kept: 64 KB, no spill).
+//   d=64: 128 x 64, 4 warps, 48 KB (222-231 registers).
 //   64 x 64 (16 rows per warp) rows serve short sequences, where 128-row tiles leave SMs idle.
-//   128 x 64 at d=128 is built anyway, after the defaults, because it is the CuTe DSL example's
-//   default tile (issue #13: compare the two at the same tile): ptxas (CUDA 13.0, sm_80) gives it
-//   255 registers and spills 28 bytes (44 loaded back) a thread, 96 KB smem. --autotune measures
-//   whether it beats 128 x 32 where it matters.
-// Two CTAs per SM fit both limits: 2 x 4 warps x 248 registers per SM sub-partition's 16 K, and
-// 2 x 64 KB of shared memory.
+// Two CTAs per SM fit both limits at 128 x 32 (2 x 4 warps x 248 registers per SM sub-partition's
+// 16 K, 2 x 64 KB of shared memory) and at 128 x 64 (2 x 96 KB of the 227 KB).
 //
 // Prediction (H100 SXM, bf16, B·H·S = 2·16·8192, non-causal): FA2's algorithm with one barrier per
 // key tile and half its key tile at d=128: 85-97% of FA2, 300-340 TFLOP/s at d=128 and 250-290 at
@@ -363,14 +365,14 @@ KernelInstance mma_instance() {
 // double the CTA count for short sequences or small batch·heads, at 16 rows per warp.
 const std::vector<KernelInstance>& mma_instances() {
     static const std::vector<KernelInstance> instances = {
+        mma_instance<MmaTraits<__nv_bfloat16, 128, 128, 64, 4>>(),
         mma_instance<MmaTraits<__nv_bfloat16, 128, 128, 32, 4>>(),
         mma_instance<MmaTraits<__nv_bfloat16, 64, 128, 64, 4>>(),
+        mma_instance<MmaTraits<__half, 128, 128, 64, 4>>(),
         mma_instance<MmaTraits<__half, 128, 128, 32, 4>>(),
         mma_instance<MmaTraits<__half, 64, 128, 64, 4>>(),
         mma_instance<MmaTraits<__nv_bfloat16, 128, 64, 64, 4>>(),
         mma_instance<MmaTraits<__nv_bfloat16, 64, 64, 64, 4>>(),
-        mma_instance<MmaTraits<__nv_bfloat16, 128, 128, 64, 4>>(),
-        mma_instance<MmaTraits<__half, 128, 128, 64, 4>>(),
     };
     return instances;
 }

@@ -1,7 +1,9 @@
 // Every registered kernel, every instantiated (dtype, head_dim, tile), against the FP64 CPU
 // reference on small random shapes: sequence lengths 1, 17, 127, 300 and 1000, seqlen_q !=
 // seqlen_k, causal and not, both layouts, MQA; then the decode matrix (GQA, split-KV, LSE) on each
-// kernel's default tile. Inputs come from the same seeded device generator fa-bench uses.
+// kernel's default tile. Inputs come from the same seeded device generator fa-bench uses (FP8:
+// the same draws quantized with per-tensor descales; the references read them dequantized, and
+// the FP8 tolerance applies to the bf16 O).
 #include <catch2/catch.hpp>
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -29,7 +31,8 @@ const std::vector<Shape> kShapes = {
     {1, 1, 300, 129},
 };
 const std::vector<int> kHeadDims = {32, 64, 96, 128, 256};
-const std::vector<fa::DType> kDTypes = {fa::DType::BFloat16, fa::DType::Float16, fa::DType::Float32};
+const std::vector<fa::DType> kDTypes = {fa::DType::BFloat16, fa::DType::Float16, fa::DType::Float32,
+                                        fa::DType::Float8E4M3FN};
 
 void cuda_ok(cudaError_t e) { REQUIRE(cudaGetErrorString(e) == std::string(cudaGetErrorString(cudaSuccess))); }
 
@@ -86,36 +89,38 @@ struct CaseData {
     DeviceTensors t;
     float* lse = nullptr;  // the kernels' LSE output, [batch][heads][seqlen_q]
     std::vector<float> ref, ref_lse;
+    fa::InputDescales descale;  // FP8: from the generator; 1 otherwise
 
     ~CaseData() { cudaFree(lse); }
 
-    std::vector<float> host_float(const void* d, std::size_t n) const {
-        std::vector<unsigned char> raw(n * fa::dtype_bytes(p.dtype));
+    // n elements of type `dtype` at d, times `scale` (an FP8 input's descale: dequantized).
+    std::vector<float> host_float(const void* d, fa::DType dtype, std::size_t n, float scale = 1.0f) const {
+        std::vector<unsigned char> raw(n * fa::input_bytes(dtype));
         cuda_ok(cudaMemcpy(raw.data(), d, raw.size(), cudaMemcpyDeviceToHost));
-        return fa::to_float_vector(raw.data(), p.dtype, n);
+        return fa::to_float_vector(raw.data(), dtype, n, scale);
     }
 
     // gpu_reference: the FP32 GPU reference (lib/reference_gpu.cu) instead of the FP64 CPU one, for
     // the decode matrix's long rows (Sq 300 x Sk 33000 x 8 heads is ~20 GFLOP in FP64 on one core).
     CaseData(const fa::ProblemShape& shape, uint64_t seed, bool gpu_reference) : p(shape) {
-        const std::size_t es = fa::dtype_bytes(p.dtype);
+        const std::size_t es = fa::input_bytes(p.dtype);
         q_elems = static_cast<std::size_t>(p.batch) * p.seqlen_q * p.heads * p.head_dim;
         kv_elems = static_cast<std::size_t>(p.batch) * p.seqlen_k * p.kv_heads() * p.head_dim;
         rows = static_cast<std::size_t>(p.batch) * p.heads * p.seqlen_q;
         cuda_ok(cudaMalloc(&t.q, q_elems * es));
         cuda_ok(cudaMalloc(&t.k, kv_elems * es));
         cuda_ok(cudaMalloc(&t.v, kv_elems * es));
-        cuda_ok(cudaMalloc(&t.o, q_elems * es));
+        cuda_ok(cudaMalloc(&t.o, q_elems * fa::output_bytes(p.dtype)));
         cuda_ok(cudaMalloc(&lse, rows * sizeof(float)));
-        cuda_ok(fa::fill_random_normal(t.q, p.dtype, q_elems, seed, 0, nullptr));
-        cuda_ok(fa::fill_random_normal(t.k, p.dtype, kv_elems, seed, 1, nullptr));
-        cuda_ok(fa::fill_random_normal(t.v, p.dtype, kv_elems, seed, 2, nullptr));
+        cuda_ok(fa::fill_random_normal(t.q, p.dtype, q_elems, seed, 0, nullptr, &descale.q));
+        cuda_ok(fa::fill_random_normal(t.k, p.dtype, kv_elems, seed, 1, nullptr, &descale.k));
+        cuda_ok(fa::fill_random_normal(t.v, p.dtype, kv_elems, seed, 2, nullptr, &descale.v));
         cuda_ok(cudaDeviceSynchronize());
         if (gpu_reference) {
             float *o_ref = nullptr, *lse_ref = nullptr;
             cuda_ok(cudaMalloc(&o_ref, q_elems * sizeof(float)));
             cuda_ok(cudaMalloc(&lse_ref, rows * sizeof(float)));
-            const fa::FwdParams prm = fa::make_fwd_params(p, t.q, t.k, t.v, t.o, nullptr, 0);
+            const fa::FwdParams prm = fa::make_fwd_params(p, t.q, t.k, t.v, t.o, nullptr, 0, descale);
             cuda_ok(fa::attention_reference_gpu(prm, o_ref, nullptr, lse_ref));
             cuda_ok(cudaDeviceSynchronize());
             ref.resize(q_elems);
@@ -127,7 +132,8 @@ struct CaseData {
         } else {
             std::vector<double> lse64;
             const std::vector<double> ref64 = fa::attention_reference_cpu(
-                p, host_float(t.q, q_elems), host_float(t.k, kv_elems), host_float(t.v, kv_elems), &lse64);
+                p, host_float(t.q, p.dtype, q_elems, descale.q), host_float(t.k, p.dtype, kv_elems, descale.k),
+                host_float(t.v, p.dtype, kv_elems, descale.v), &lse64);
             ref.assign(ref64.begin(), ref64.end());
             ref_lse.assign(lse64.begin(), lse64.end());
         }
@@ -150,15 +156,14 @@ struct CaseData {
         const std::size_t ws_bytes = split_offset + fa::splitkv_workspace_bytes(q, plan.num_splits);
         if (t.ws) cudaFree(t.ws), t.ws = nullptr;
         if (ws_bytes) cuda_ok(cudaMalloc(&t.ws, ws_bytes));
-        fa::FwdParams prm = fa::make_fwd_params(q, t.q, t.k, t.v, t.o, t.ws, kernel_ws);
+        fa::FwdParams prm = fa::make_fwd_params(q, t.q, t.k, t.v, t.o, t.ws, kernel_ws, descale);
         fa::apply_launch_plan(plan, static_cast<unsigned char*>(t.ws) + split_offset, &prm);
         prm.lse = kernel.caps.lse ? lse : nullptr;
-        const std::size_t es = fa::dtype_bytes(p.dtype);
-        cuda_ok(cudaMemset(t.o, 0xFF, q_elems * es));  // NaN poison: unwritten outputs fail
+        cuda_ok(cudaMemset(t.o, 0xFF, q_elems * fa::output_bytes(p.dtype)));  // NaN poison: unwritten outputs fail
         cuda_ok(cudaMemset(lse, 0xFF, rows * sizeof(float)));
         cuda_ok(inst.launch(prm, nullptr));
         cuda_ok(cudaDeviceSynchronize());
-        const fa::CheckResult c = fa::compare_outputs(host_float(t.o, q_elems), ref, p.dtype);
+        const fa::CheckResult c = fa::compare_outputs(host_float(t.o, fa::output_dtype(p.dtype), q_elems), ref, p.dtype);
         INFO("rel_l2_err " << c.rel_l2_err << " max_abs_err " << c.max_abs_err << " " << c.reason);
         CHECK(c.pass);
         if (kernel.caps.lse) {

@@ -114,6 +114,28 @@ TEST_CASE("a GQA decode step: packed heads read each K/V head once, HBM binds", 
     CHECK(m.bound.ms == m.terms.hbm);
 }
 
+TEST_CASE("naive GQA decode: each query head's batched GEMM reads its K/V head from DRAM again", "[model]") {
+    // B = 1, H = 32, H_kv = 8, Sq = 1, Sk = 131072, D = 128, bf16, untiled (naive). All of K:
+    // 8 · 131072 · 128 · 2 = 268,435,456 B > a 50 MiB L2, so heads 2..4 of each group re-read K and V:
+    // 3 · 2 · 268,435,456 = 1,610,612,736 B (ncu measured 2,188.7 MB in all; 536.9 MB compulsory).
+    fa::ProblemShape p = shape(1, 131072, 128, false);
+    p.heads = 32;
+    p.heads_kv = 8;
+    const fa::TileOrder untiled;
+    const fa::HbmBytes h = fa::model_hbm_bytes(p, {2, 2}, untiled, 50.0 * 1024 * 1024);
+    CHECK(h.batched_gemm_rereads == 1610612736.0);
+    CHECK(h.compulsory_in == 536879104.0);
+    // Not in the bound: at_least is the compulsory bytes past one L2, the S/P round trips (here
+    // 32 · 131072 · 6 B = 25 MB, inside the L2: none).
+    CHECK(h.at_least(50.0 * 1024 * 1024) == 536879104.0 - 52428800.0);
+    // MHA: nothing to re-read; a K that fits the L2: none either.
+    p.heads_kv = 32;
+    CHECK(fa::model_hbm_bytes(p, {2, 2}, untiled, 50.0 * 1024 * 1024).batched_gemm_rereads == 0.0);
+    p.heads_kv = 8;
+    p.seqlen_k = 8192;  // all of K: 8 · 8192 · 128 · 2 = 16 MiB
+    CHECK(fa::model_hbm_bytes(p, {2, 2}, untiled, 50.0 * 1024 * 1024).batched_gemm_rereads == 0.0);
+}
+
 TEST_CASE("split-KV: the fp32 partials go through the L2, and past it through DRAM", "[model]") {
     // B = 1, H = 8, Sq = 1, Sk = 8192, D = 64, bf16, 4 splits: partials 4 · 8 · (64 + 1) · 4 = 8,320 B.
     fa::ProblemShape p = shape(1, 8192, 64, false);

@@ -215,7 +215,7 @@ TEST_CASE("bad values get one line naming the flag and the rule", "[options]") {
         {{"--seqlen_q", "16,016"},
          "fa-bench: --seqlen_q 16,016: lists 16 and 016, the same value (each value runs once)"},
         {{"--num_head", "0"}, "fa-bench: --num_head 0: must be an integer in 1..1048576"},
-        {{"--dtype", "Float64"}, "fa-bench: --dtype Float64: must be one of Float16, BFloat16, Float32"},
+        {{"--dtype", "Float64"}, "fa-bench: --dtype Float64: must be one of Float16, BFloat16, Float32, Float8E4M3FN"},
         {{"--layout", "sbhd"}, "fa-bench: --layout sbhd: must be bshd or bhsd"},
         {{"--causal", "0,3"}, "fa-bench: --causal 3: each value must be 0 or 1"},
         {{"--causal", ""}, "fa-bench: --causal '': each value must be 0 or 1"},

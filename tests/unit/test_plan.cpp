@@ -103,14 +103,14 @@ TEST_CASE("check_jobs without a GPU: a split count above a kernel's key blocks i
 }
 
 // Tile precedence (plan.h): tile flags > the cached --autotune tile > the kernel's default, with an
-// in-memory cache. mma at BFloat16 head_dim 128 has 128x32x128 (its default), 64x64x128 and the
-// example's 128x64x128.
+// in-memory cache. mma at BFloat16 head_dim 128 has the example's 128x64x128 (its default),
+// 128x32x128 and 64x64x128.
 TEST_CASE("plan_jobs: tile flags, then the cached autotune tile, then the default", "[plan][tune_cache]") {
     fa::DeviceInfo dev = h100();
     dev.name = "NVIDIA H100 80GB HBM3";
     fa::Options o;
     o.kernels = {"mma"};
-    const fa::TileConfig kDefault{128, 32, 128}, kTuned{64, 64, 128}, kFlag{128, 64, 128};
+    const fa::TileConfig kDefault{128, 64, 128}, kTuned{64, 64, 128}, kFlag{128, 32, 128};
 
     fa::TuneCache cache;
     fa::TuneEntry e;
@@ -187,7 +187,7 @@ TEST_CASE("plan_jobs: a stale cached tile falls back to the default with one war
             const std::vector<fa::Job> jobs = fa::plan_jobs(p, s, dev, true, &warnings);
             REQUIRE(jobs.size() == 1);
             REQUIRE(jobs[0].inst != nullptr);
-            CHECK(jobs[0].inst->tile == fa::TileConfig{128, 32, 128});
+            CHECK(jobs[0].inst->tile == fa::TileConfig{128, 64, 128});
             CHECK(jobs[0].tile_note.empty());
         }
     REQUIRE(warnings.size() == 2);  // one per stale entry, not per lookup

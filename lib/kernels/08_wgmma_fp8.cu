@@ -1,0 +1,606 @@
+// Rung 8 — `wgmma_fp8`: rung 07 (`wgmma_overlap`: producer warpgroup, setmaxnreg, consumer
+// ping-pong, softmax(t+1) under P(t)·V(t)) with Q, K, V in FP8 e4m3 and both GEMMs on the 8-bit
+// tensor-core path, wgmma.mma_async.m64nNk32.f32.e4m3.e4m3: FP32 accumulation, O written in bf16
+// (--dtype Float8E4M3FN; README: FP8). Head_dim 128 only.
+//
+// What changed from rung 07, and why:
+//   - Operands. Dense H100 FP8 wgmma runs at twice the bf16 rate (1979 vs 989 TFLOP/s dense,
+//     datasheet) and its operands are half the bytes: Q, K and a K/V ring slot are 16 KB at
+//     d=128 (32 KB in bf16). K = 32 per instruction = 32 bytes, so the descriptor arithmetic of
+//     S = Q·Kᵀ is rung 7's (one 128-byte swizzle row now holds all 128 columns of a row).
+//   - V is transposed in shared memory, by the producer warpgroup. 8-bit wgmma takes no transpose
+//     immediate: both operands must be K-major, and for O += P·V the K dimension is the keys,
+//     while V arrives head_dim-contiguous (rung 7 passes it MN-major with imm-trans-b = 1). The
+//     producer's three idle warps of rung 7 plus its TMA warp (all 128 threads) turn each raw V
+//     tile (TMA'd into one of kRawSlots staging slots) into Vᵀ (rows = head_dim, 128 keys of
+//     bytes each, 128-byte swizzled) in the ring slot the consumers read, then arrive on its
+//     full barrier. This is FA3's choice; the alternatives cost more where it hurts: a transpose
+//     by the consumers puts ~100 shared-memory instructions per tile on the warpgroups that feed
+//     the tensor core, and a transposed copy of V in global memory is another pass over V (and a
+//     different problem than the one timed for bf16). Cost: 16 KB read + 16 KB written in shared
+//     memory per tile beside the wgmmas' ~96 KB of reads, and the producer's register budget
+//     rises from 24 to 72 (the consumers keep 216 of rung 7's 240: they need less, P is 16
+//     registers instead of 32).
+//   - P's register layout. softmax leaves P in the fp32 accumulator layout: thread (quad lane t)
+//     holds, per row, columns 8i + 2t + {0,1} of every 32-key k-step; the k32 A fragment wants
+//     columns 4t..4t+3 and 16+4t..16+4t+3 (PTX ISA, wgmma .m64nNk32 A fragment). Rather than
+//     moving bytes between lanes, each thread packs the 8 values it has in place, so A-fragment
+//     position κ (0..31) of a k-step holds key σ(κ) = 16·(κ/16) + 8·((κ%4)/2) + 2·((κ%16)/4) + κ%2,
+//     and the producer writes Vᵀ with the same permutation of keys (a row of Vᵀ holds, at byte
+//     32kk + κ, key 32kk + σ(κ)). O = Σ P·V sums over keys, so permuting both sides identically
+//     changes nothing; σ keeps every 16-byte chunk's keys inside that chunk, so the transpose
+//     stores whole chunks. Zero shuffles on the consumers' path.
+//   - Scales. S's scale is softmax_scale · q_descale · k_descale, folded into the exp2 scale; O
+//     is multiplied by v_descale with 1/l in the epilogue. P is quantized with the fixed scale
+//     2^8 = 256: p = 2^(s·scale_log2 - m + 8), so P ≤ 256 < 448 never saturates, stays normal
+//     down to 2^-14 of the row max (unscaled, everything below 2^-6 would be subnormal), and the
+//     scale is an exponent offset (no multiply) that cancels in O / l because l sums the same
+//     scaled P (FA3 uses the same max offset of 8).
+//   - Not here: split-KV, packed GQA and the LSE (caps: plain); head_dim 64 and 256.
+//
+// Prediction (H100 SXM, 4x16x8192, d=128): FA3 reports ~1.2 PFLOP/s FP8 forward (paper, Fig. 7;
+// 1.7-1.9x its bf16). Rung 7 measures 670 TFLOP/s here; 1.5x of it (the issue's bar) is ~1000.
+// The producer's transpose is the new risk: it must stay under the ~0.55 µs a tile takes at
+// 1 PFLOP/s (8.4 MFLOP per CTA tile at 132 SMs), ~30 shared-memory instructions per producer lane
+// per tile; ncu's shared-memory bank conflicts and the consumers' wait on v_full say if not.
+//
+// Measured: NOT YET RUN ON A GPU (written in a session without one; the next device call runs
+// the GPU tests, compute-sanitizer and the sweep). ptxas at the bottom, by the instance table.
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "device/block_info.cuh"
+#include "device/hopper.cuh"
+#include "device/launch.cuh"
+#include "device/mask.cuh"
+#include "device/online_softmax.cuh"
+#include "device/ptx.cuh"
+#include "kernels/kernels.h"
+
+namespace fa {
+namespace {
+
+// ---- The tile: one named config, every derived size in Fp8Traits ----
+
+struct WgmmaFp8D128 {
+    using T = __nv_fp8_e4m3;
+    static constexpr int kHeadDim = 128;
+    // Rung 7's 2 x 64 query rows: O 64 + S 64 + P 16 registers per consumer thread.
+    static constexpr int kConsumerWarpgroups = 2;
+    // 128 keys: one Vᵀ row is one 128-byte swizzle row, S = Q·Kᵀ one m64n128 per k-step.
+    static constexpr int kBlockN = 128;
+    // K/Vᵀ ring depth: 4 x 32 KB. The producer loads kLookahead tiles ahead of the one it
+    // transposes and may not run further ahead than kStages - 2 (Fp8Traits' deadlock rule).
+    static constexpr int kStages = 4;
+    static constexpr int kLookahead = 2;
+    // 384 threads enter with 168 registers; 128·72 + 256·216 = 384·168. The transpose keeps 16
+    // loaded words and up to 16 built ones live beside its addresses: ptxas spilled it at 56 (36 B)
+    // and 64 (8 B), not at 72. The consumers' live set is rung 7's minus 16 P registers: no spill
+    // at 208 either.
+    static constexpr int kProducerRegs = 72;
+    static constexpr int kConsumerRegs = 216;
+};
+
+template <class Config>
+struct Fp8Traits : Config {
+    using typename Config::T;
+    using Config::kBlockN;
+    using Config::kConsumerRegs;
+    using Config::kConsumerWarpgroups;
+    using Config::kHeadDim;
+    using Config::kLookahead;
+    using Config::kProducerRegs;
+    using Config::kStages;
+
+    static constexpr int kWarpgroupRows = 64;  // wgmma's M
+    static constexpr int kBlockM = kWarpgroupRows * kConsumerWarpgroups;
+    static constexpr int kNThreads = 128 * kConsumerWarpgroups;  // consumer threads: the registry's num_threads
+    static constexpr int kLaunchThreads = kNThreads + 128;       // + the producer warpgroup
+    static constexpr int kConsumerWarps = kNThreads / 32;        // arrivals that release a ring slot
+    static constexpr int kProducerWarps = 4;                     // arrivals that publish a Vᵀ tile
+
+    // Inputs: 1 byte per element, a 128-byte swizzle row holds 128 columns.
+    static constexpr int kAtomCols = 128;
+    static constexpr int kChunks = kHeadDim / kAtomCols;       // 128-column blocks of a Q or K row (1)
+    static constexpr int kQChunkBytes = kBlockM * 128;
+    static constexpr int kKVChunkBytes = kBlockN * 128;
+    static constexpr int kQBytes = kChunks * kQChunkBytes;     // 16 KB
+    static constexpr int kKBytes = kChunks * kKVChunkBytes;    // one K slot, and one raw V slot: 16 KB
+    static constexpr int kVtBytes = kHeadDim * kBlockN;        // one Vᵀ slot: head_dim rows of 128 keys
+    static constexpr int kRawSlots = kLookahead + 1;           // raw V tiles in flight + the one transposed
+    // O (bf16): 64 columns per 128-byte row, staged for the TMA store in the raw V slots, dead by
+    // then (the last transpose finished before the last v_full completed).
+    static constexpr int kOutCols = 64;
+    static constexpr int kOutChunks = kHeadDim / kOutCols;
+    static constexpr int kOutChunkBytes = kBlockM * 128;
+
+    static constexpr int kAccS = kBlockN / 2;        // fp32 of S per thread
+    static constexpr int kAccO = kHeadDim / 2;       // fp32 of O per thread
+    static constexpr int kKStepsQK = kHeadDim / 32;  // k32 steps of Q·Kᵀ
+    static constexpr int kKStepsPV = kBlockN / 32;   // k32 steps of P·V
+    static constexpr int kPRegs = kKStepsPV * 4;     // P as e4m3 A fragments: 4 b32 per k-step
+
+    // Q | K slots | Vᵀ slots | raw V slots | barriers, every operand 1024-aligned from the base.
+    static constexpr int kOffQ = 0;
+    static constexpr int kOffK = kOffQ + kQBytes;
+    static constexpr int kOffVt = kOffK + kStages * kKBytes;
+    static constexpr int kOffRaw = kOffVt + kStages * kVtBytes;
+    static constexpr int kOffBar = kOffRaw + kRawSlots * kKBytes;
+    // q_full, k_full[kStages], v_full[kStages], raw_full[kRawSlots], empty[kStages]
+    static constexpr int kBarriers = 1 + 3 * kStages + kRawSlots;
+    static constexpr int kSmemBytes = kOffBar + 8 * kBarriers + 1024;  // + slack to round the base up
+
+    // Named barriers (0 is __syncthreads): each consumer warpgroup's epilogue, the issue token of
+    // each, and the producer warpgroup's own.
+    static constexpr int kEpilogueBar = 1;
+    static constexpr int kSchedBar = kEpilogueBar + kConsumerWarpgroups;
+    static constexpr int kProducerBar = kSchedBar + kConsumerWarpgroups;
+    static constexpr float kPScaleLog2 = 8.0f;  // P is scaled by 2^8 before e4m3 (header)
+
+    static constexpr int kEntryRegs = (65536 / kLaunchThreads) / 8 * 8;
+
+    static_assert(sizeof(T) == 1, "e4m3 operands");
+    static_assert(kHeadDim == 128, "O += P·V uses wgmma N = head_dim; hopper.cuh's e4m3 wgmma has N = 128");
+    static_assert(kBlockN == 128, "a Vᵀ row is one 128-byte swizzle row of keys; S uses the N = 128 wgmma");
+    static_assert(kOffK % 1024 == 0 && kKBytes % 1024 == 0 && kVtBytes % 1024 == 0 && kQChunkBytes % 1024 == 0,
+                  "TMA destinations and wgmma operands start on 1024-byte swizzle-pattern boundaries");
+    static_assert(kOutChunks * kOutChunkBytes <= kRawSlots * kKBytes, "O's staging fits the raw V slots");
+    // The producer waits, before loading tile t + kLookahead, for the release of tile
+    // t + kLookahead - kStages, which the overlapped consumers give only once V of the tile after
+    // it is transposed; it has transposed tiles < t. So t + kLookahead - kStages + 1 < t.
+    static_assert(kLookahead >= 1 && kLookahead <= kStages - 2, "the producer's lookahead cannot deadlock");
+    static_assert(kSmemBytes <= 227 * 1024, "fits sm_90's 227 KiB opt-in shared memory per block");
+    static_assert(kProducerBar <= 15, "16 hardware named barriers");
+    static_assert(kProducerRegs <= kEntryRegs && kConsumerRegs >= kEntryRegs, "dec / inc directions");
+    static_assert(128 * kProducerRegs + kNThreads * kConsumerRegs <= kLaunchThreads * kEntryRegs,
+                  "setmaxnreg.inc must be satisfiable from what setmaxnreg.dec released");
+    static_assert((2 * kBlockM) % kNThreads == 0, "fa-bench tile rule (registry.cpp)");
+};
+
+using Tr = Fp8Traits<WgmmaFp8D128>;
+
+// One CTA's shared memory: addresses of the operands and barriers.
+struct Fp8Smem {
+    uint32_t base, q, k, vt, raw, bar_q, bar_k0, bar_v0, bar_raw0, empty0;
+
+    __device__ __forceinline__ explicit Fp8Smem(unsigned char* smem)
+        : base((ptx::smem_u32(smem) + 1023u) & ~1023u),
+          q(base + Tr::kOffQ),
+          k(base + Tr::kOffK),
+          vt(base + Tr::kOffVt),
+          raw(base + Tr::kOffRaw),
+          bar_q(base + Tr::kOffBar),
+          bar_k0(bar_q + 8),
+          bar_v0(bar_k0 + 8 * Tr::kStages),
+          bar_raw0(bar_v0 + 8 * Tr::kStages),
+          empty0(bar_raw0 + 8 * Tr::kRawSlots) {}
+
+    // Thread 0, before the CTA barrier that publishes them.
+    __device__ __forceinline__ void init_barriers() const {
+        ptx::mbarrier_init(bar_q, 1);
+#pragma unroll
+        for (int s = 0; s < Tr::kStages; ++s) {
+            ptx::mbarrier_init(bar_k0 + 8 * s, 1);                      // the TMA thread's expect_tx
+            ptx::mbarrier_init(bar_v0 + 8 * s, Tr::kProducerWarps);     // each transposing warp
+            ptx::mbarrier_init(empty0 + 8 * s, Tr::kConsumerWarps);     // each consumer warp
+        }
+#pragma unroll
+        for (int r = 0; r < Tr::kRawSlots; ++r) ptx::mbarrier_init(bar_raw0 + 8 * r, 1);
+        hopper::fence_mbarrier_init();
+    }
+};
+
+// ---- The producer warpgroup ----
+
+__device__ __forceinline__ void load_q(const Fp8Smem& sm, const CUtensorMap* tm_q, const BlockCoords& blk,
+                                       const FwdParams& p) {
+    hopper::mbarrier_arrive_expect_tx(sm.bar_q, Tr::kQBytes);
+#pragma unroll
+    for (int c = 0; c < Tr::kChunks; ++c)
+        hopper::tma_load_5d(sm.q + c * Tr::kQChunkBytes, tm_q, sm.bar_q, c * Tr::kAtomCols, 0,
+                            blk.m_start / rows_per_position(p), blk.q_slot, blk.batch);
+}
+
+// Key tile t: K into ring slot t % kStages (k_full), raw V into staging slot t % kRawSlots (raw_full).
+__device__ __forceinline__ void load_kv(const Fp8Smem& sm, int t, const CUtensorMap* tm_k, const CUtensorMap* tm_v,
+                                        const BlockCoords& blk) {
+    const int s = t % Tr::kStages, r = t % Tr::kRawSlots;
+    const int row = (blk.key_tile_begin + t) * Tr::kBlockN;
+    const uint32_t bar_k = sm.bar_k0 + 8 * s, bar_raw = sm.bar_raw0 + 8 * r;
+    hopper::mbarrier_arrive_expect_tx(bar_k, Tr::kKBytes);
+#pragma unroll
+    for (int c = 0; c < Tr::kChunks; ++c)
+        hopper::tma_load_4d(sm.k + s * Tr::kKBytes + c * Tr::kKVChunkBytes, tm_k, bar_k, c * Tr::kAtomCols, row,
+                            blk.head_kv, blk.batch);
+    hopper::mbarrier_arrive_expect_tx(bar_raw, Tr::kKBytes);
+#pragma unroll
+    for (int c = 0; c < Tr::kChunks; ++c)
+        hopper::tma_load_4d(sm.raw + r * Tr::kKBytes + c * Tr::kKVChunkBytes, tm_v, bar_raw, c * Tr::kAtomCols, row,
+                            blk.head_kv, blk.batch);
+}
+
+// One raw V tile (rows = keys, 128 bytes of head_dim each, 128-byte swizzled as TMA wrote it) into
+// Vᵀ (rows = head_dim, 128 key bytes each, 128-byte swizzled as wgmma reads it), keys permuted by
+// σ inside each 16-byte chunk (header). Warp w takes 16-key groups w and w + 4; lane l takes
+// head_dim columns 4l..4l+3: 16 loads of one key row's 4 bytes (a warp reads a whole 128-byte row:
+// conflict-free), then per column one 16-byte chunk of Vᵀ built with byte permutes. The 4 columns
+// are stored in a lane-rotated order (column 4l + ((i + l/2) % 4) at store i), so the 8 lanes of
+// each store phase hit 8 different rows mod 8, i.e. 8 different swizzled chunk positions:
+// conflict-free too (in column order, lanes 0-7 would hit only rows 4l mod 8 and collide 4-way).
+__device__ __forceinline__ void transpose_v(uint32_t raw, uint32_t vt, int warp, int lane) {
+    const int rot = (lane >> 1) & 3;
+#pragma unroll
+    for (int c = 0; c < Tr::kChunks; ++c) {
+        const int col0 = c * Tr::kAtomCols + 4 * lane;  // this lane's first head_dim column
+        const uint32_t raw_block = raw + c * Tr::kKVChunkBytes;
+#pragma unroll
+        for (int g = warp; g < Tr::kBlockN / 16; g += Tr::kProducerWarps) {
+            uint32_t rows[16];
+#pragma unroll
+            for (int i = 0; i < 16; ++i) {
+                const int key = 16 * g + i;
+                const int unit = (4 * lane) / 16, byte = (4 * lane) % 16;
+                rows[i] = ptx::ld_shared_b32(raw_block + key * 128 + ((unit ^ (key % 8)) << 4) + byte);
+            }
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const int jj = (i + rot) & 3;                                  // column 4l + jj
+                const uint32_t pick = static_cast<uint32_t>(jj | ((jj + 4) << 4));  // byte jj of x, of y
+                uint32_t w[4];
+#pragma unroll
+                for (int t = 0; t < 4; ++t) {
+                    // Word t of the chunk: keys 2t, 2t+1, 8+2t, 9+2t of the group (σ).
+                    const uint32_t lo = __byte_perm(rows[2 * t], rows[2 * t + 1], pick);
+                    const uint32_t hi = __byte_perm(rows[8 + 2 * t], rows[9 + 2 * t], pick);
+                    w[t] = __byte_perm(lo, hi, 0x5410);
+                }
+                const int d = col0 + jj;
+                ptx::st_shared_v4_b32(vt + d * 128 + ((g ^ (d % 8)) << 4), make_uint4(w[0], w[1], w[2], w[3]));
+            }
+        }
+    }
+}
+
+// The producer warpgroup (128 threads; thread 0 issues every TMA): Q, tiles 0..kLookahead-1, then
+// per tile t: load tile t + kLookahead (after its ring slot's release), wait for raw V(t),
+// transpose it into Vᵀ slot t % kStages, publish it (v_full, one arrival per warp).
+//   - The producer barrier at the top of each iteration: every warp has finished reading raw
+//     slot (t - 1) % kRawSlots, which the load of tile t + kLookahead overwrites.
+//   - All 128 threads wait on empty[] (not only the TMA thread): a transposing thread overwrites
+//     Vᵀ slot t % kStages, whose release it must itself have observed.
+//   - fence.proxy.async before the arrival: the Vᵀ bytes were written by st.shared (generic
+//     proxy) and are read by wgmma (async proxy).
+__device__ __forceinline__ void produce(const Fp8Smem& sm, const CUtensorMap* tm_q, const CUtensorMap* tm_k,
+                                        const CUtensorMap* tm_v, const BlockCoords& blk, int n_tiles,
+                                        const FwdParams& p, int ptid) {
+    const int warp = ptid / 32, lane = ptid % 32;
+    const bool issuer = ptid == 0;
+    if (issuer) {
+        load_q(sm, tm_q, blk, p);
+        for (int t = 0; t < Tr::kLookahead && t < n_tiles; ++t) load_kv(sm, t, tm_k, tm_v, blk);
+    }
+#pragma unroll 1
+    for (int t = 0; t < n_tiles; ++t) {
+        hopper::named_barrier_sync(Tr::kProducerBar, 128);
+        const int ahead = t + Tr::kLookahead;
+        if (ahead < n_tiles) {
+            if (ahead >= Tr::kStages)
+                ptx::mbarrier_wait_parity(sm.empty0 + 8 * (ahead % Tr::kStages),
+                                          static_cast<uint32_t>((ahead / Tr::kStages - 1) & 1));
+            if (issuer) load_kv(sm, ahead, tm_k, tm_v, blk);
+        }
+        const int slot = t % Tr::kStages, r = t % Tr::kRawSlots;
+        ptx::mbarrier_wait_parity(sm.bar_raw0 + 8 * r, static_cast<uint32_t>((t / Tr::kRawSlots) & 1));
+        transpose_v(sm.raw + r * Tr::kKBytes, sm.vt + slot * Tr::kVtBytes, warp, lane);
+        hopper::fence_proxy_async_shared_cta();
+        __syncwarp();
+        if (lane == 0) ptx::mbarrier_arrive(sm.bar_v0 + 8 * slot);
+    }
+}
+
+// ---- A consumer warpgroup ----
+// Fragment convention (hopper.cuh): thread (warp w of its warpgroup, lane l) holds rows
+// r0 = 16w + l/4 and r0 + 8, accumulator element 4j + 2h + e at row r0 + 8h, column 8j + 2(l%4) + e.
+
+struct Fp8Consumer {
+    int wg, lane, r0, c0;
+    uint32_t my_turn, next_turn;
+    bool last_wg;
+    uint64_t desc_q, desc_k, desc_vt;
+
+    __device__ __forceinline__ Fp8Consumer(const Fp8Smem& sm, int ctid)
+        : wg(ctid / 128),
+          lane(ctid % 32),
+          r0(wg * Tr::kWarpgroupRows + ((ctid / 32) % 4) * 16 + lane / 4),
+          c0(2 * (lane % 4)),
+          my_turn(Tr::kSchedBar + wg),
+          next_turn(Tr::kSchedBar + (wg + 1 == Tr::kConsumerWarpgroups ? 0 : wg + 1)),
+          last_wg(wg == Tr::kConsumerWarpgroups - 1),
+          // K-major operands (hopper.cuh's descriptor notes): SBO 1024 between 8-row groups.
+          desc_q(hopper::make_smem_desc_sw128(sm.q + wg * Tr::kWarpgroupRows * 128, 16, 1024)),
+          desc_k(hopper::make_smem_desc_sw128(sm.k, 16, 1024)),
+          desc_vt(hopper::make_smem_desc_sw128(sm.vt, 16, 1024)) {}
+
+    __device__ __forceinline__ void wait_turn() const { hopper::named_barrier_sync(my_turn, 256); }
+    __device__ __forceinline__ void pass_turn() const { hopper::named_barrier_arrive(next_turn, 256); }
+};
+
+// S = Q·K(slot)ᵀ: kKStepsQK k32 steps, 32 bytes each inside the 128-byte rows.
+__device__ __forceinline__ void issue_qk(float (&s)[Tr::kAccS], const Fp8Consumer& c, int slot) {
+#pragma unroll
+    for (int kk = 0; kk < Tr::kKStepsQK; ++kk) {
+        const uint32_t off_q = (kk / 4) * Tr::kQChunkBytes + (kk % 4) * 32;
+        const uint32_t off_k = slot * Tr::kKBytes + (kk / 4) * Tr::kKVChunkBytes + (kk % 4) * 32;
+        hopper::WgmmaM64E4M3<Tr::kBlockN>::ss(s, c.desc_q + (off_q >> 4), c.desc_k + (off_k >> 4), kk > 0 ? 1u : 0u);
+    }
+}
+
+// O += P·Vᵀ(slot)ᵀ: P from registers (pa[4kk..4kk+3] = k-step kk), Vᵀ K-major, 32 key bytes per step.
+__device__ __forceinline__ void issue_pv(float (&o)[Tr::kAccO], const uint32_t (&pa)[Tr::kPRegs],
+                                         const Fp8Consumer& c, int slot) {
+#pragma unroll
+    for (int kk = 0; kk < Tr::kKStepsPV; ++kk) {
+        const uint32_t off_v = slot * Tr::kVtBytes + kk * 32;
+        const uint32_t(&a)[4] = *reinterpret_cast<const uint32_t(*)[4]>(&pa[4 * kk]);
+        hopper::WgmmaM64E4M3<Tr::kHeadDim>::rs(o, a, c.desc_vt + (off_v >> 4), 1u);
+    }
+}
+
+// Mask and online softmax of one S tile in place (s becomes 2^8·P in fp32), as rung 7's
+// softmax_tile with S's scale q_descale·k_descale·softmax_scale·log2(e) and the P offset.
+__device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_max)[2], float (&row_sum)[2],
+                                             float (&rescale)[2], const FwdParams& p, const BlockCoords& blk, int t,
+                                             const Fp8Consumer& c) {
+    constexpr int kBlockN = Tr::kBlockN;
+    const int m_start = blk.m_start, n_start = (blk.key_tile_begin + t) * kBlockN;
+    const int g = rows_per_position(p);
+    if (tile_needs_mask(m_start / g, n_start, kBlockN, p.seqlen_k, p.causal)) {
+        const int pos0 = (m_start + c.r0) / g, pos1 = (m_start + c.r0 + 8) / g;
+#pragma unroll
+        for (int j = 0; j < kBlockN / 8; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const int col = n_start + 8 * j + c.c0 + (e & 1);
+                if (!key_visible(e >> 1 ? pos1 : pos0, col, p.seqlen_k, p.causal)) s[4 * j + e] = -CUDART_INF_F;
+            }
+    }
+    float tile_max[2] = {-CUDART_INF_F, -CUDART_INF_F};
+#pragma unroll
+    for (int j = 0; j < kBlockN / 8; ++j) {
+        tile_max[0] = fmaxf(tile_max[0], fmaxf(s[4 * j + 0], s[4 * j + 1]));
+        tile_max[1] = fmaxf(tile_max[1], fmaxf(s[4 * j + 2], s[4 * j + 3]));
+    }
+    const float scale_log2 = p.scale_log2 * p.q_descale * p.k_descale;
+    float offset[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 1));
+        tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 2));
+        const float m_new = fmaxf(row_max[h], tile_max[h] * scale_log2);
+        const float ex = ptx::ex2_approx(row_max[h] - m_new);  // NaN only if both are -inf
+        rescale[h] = row_max[h] == -CUDART_INF_F ? 0.0f : ex;
+        // p = 2^(s' - (m - 8)): at most 2^8 = 256; a fully masked row keeps offset 0 (p = 0).
+        offset[h] = m_new == -CUDART_INF_F ? 0.0f : m_new - Tr::kPScaleLog2;
+        row_max[h] = m_new;
+        row_sum[h] *= rescale[h];
+    }
+#pragma unroll
+    for (int j = 0; j < kBlockN / 8; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const float pv = ptx::ex2_approx(fmaf(s[4 * j + e], scale_log2, -offset[e >> 1]));
+            s[4 * j + e] = pv;
+            row_sum[e >> 1] += pv;
+        }
+}
+
+// P (fp32 accumulator layout) -> e4m3 A fragments in place, no lane exchange (header: σ). k-step
+// kk covers accumulator groups j = 4kk..4kk+3, s[16kk + 4i + 2h + e] = (row r0 + 8h, column
+// 8i + 2t + e); register 0 = row r0, positions 4t..4t+3 <- i = 0, 1; register 1 the same for row
+// r0 + 8; registers 2 and 3 = positions 16 + 4t.. <- i = 2, 3.
+__device__ __forceinline__ void pack_p(uint32_t (&pa)[Tr::kPRegs], const float (&s)[Tr::kAccS]) {
+#pragma unroll
+    for (int kk = 0; kk < Tr::kKStepsPV; ++kk) {
+        const float* x = &s[16 * kk];
+        pa[4 * kk + 0] = hopper::cvt_pack4_e4m3(x[0], x[1], x[4], x[5]);
+        pa[4 * kk + 1] = hopper::cvt_pack4_e4m3(x[2], x[3], x[6], x[7]);
+        pa[4 * kk + 2] = hopper::cvt_pack4_e4m3(x[8], x[9], x[12], x[13]);
+        pa[4 * kk + 3] = hopper::cvt_pack4_e4m3(x[10], x[11], x[14], x[15]);
+    }
+}
+
+__device__ __forceinline__ void rescale_o(float (&o)[Tr::kAccO], const float (&rescale)[2]) {
+#pragma unroll
+    for (int j = 0; j < Tr::kAccO / 4; ++j) {
+        o[4 * j + 0] *= rescale[0];
+        o[4 * j + 1] *= rescale[0];
+        o[4 * j + 2] *= rescale[1];
+        o[4 * j + 3] *= rescale[1];
+    }
+}
+
+// Tile t's slot released by this warp (its wgmmas reading K(t) and Vᵀ(t) waited).
+__device__ __forceinline__ void release(const Fp8Smem& sm, const Fp8Consumer& c, int slot) {
+    __syncwarp();
+    if (c.lane == 0) ptx::mbarrier_arrive(sm.empty0 + 8 * slot);
+}
+
+// O · v_descale / l in bf16 into the staging rows of this warpgroup (the raw V slots, 128-byte
+// swizzled in 64-column blocks as the bf16 O map's boxes), then its first thread TMA-stores them
+// (rows past seqlen_q are clipped by the copy engine), as rung 7's store_o_tile.
+__device__ __forceinline__ void store_o(const float (&o)[Tr::kAccO], float (&row_sum)[2], const Fp8Consumer& c,
+                                        const Fp8Smem& sm, const CUtensorMap* tm_o, const FwdParams& p) {
+    const BlockCoords blk(p, Tr::kBlockM, Tr::kBlockN, true);
+    const int rows = p.seqlen_q * rows_per_position(p);
+    const bool leader = threadIdx.x % 128 == 0;  // the warpgroup's first thread (consumers start at 128)
+    float inv[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        row_sum[h] += __shfl_xor_sync(0xffffffffu, row_sum[h], 1);
+        row_sum[h] += __shfl_xor_sync(0xffffffffu, row_sum[h], 2);
+        inv[h] = online_softmax_inv_sum(row_sum[h]) * p.v_descale;
+    }
+#pragma unroll
+    for (int j = 0; j < Tr::kAccO / 4; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int r = c.r0 + 8 * h;
+            const uint32_t addr =
+                sm.raw + (j / 8) * Tr::kOutChunkBytes + r * 128 + (((j % 8) ^ (r % 8)) << 4) + c.c0 * 2;
+            ptx::st_shared_b32(addr, ptx::pack2<__nv_bfloat16>(o[4 * j + 2 * h] * inv[h], o[4 * j + 2 * h + 1] * inv[h]));
+        }
+    hopper::fence_proxy_async_shared_cta();
+    hopper::named_barrier_sync(Tr::kEpilogueBar + c.wg, 128);
+    if (leader && blk.m_start + c.wg * 64 < rows) {
+        const int first_pos = (blk.m_start + c.wg * 64) / rows_per_position(p);
+#pragma unroll
+        for (int ch = 0; ch < Tr::kOutChunks; ++ch)
+            hopper::tma_store_5d(tm_o, sm.raw + ch * Tr::kOutChunkBytes + c.wg * 64 * 128, ch * Tr::kOutCols, 0,
+                                 first_pos, blk.q_slot, blk.batch);
+        hopper::bulk_commit_group();
+        hopper::bulk_wait_group_read<0>();  // shared memory outlives the store's reads
+    }
+}
+
+// The consumer schedule is rung 7's (07_wgmma_overlap.cu: program order, why the waits sit where
+// they do, and the deadlock argument, which holds here with the producer's rule in Fp8Traits):
+//   batch 0 = S(0); batch t+1 = S(t+1) then O += P(t)·V(t) (two commit groups); softmax(t+1) runs
+//   between wait_group 1 and wait_group 0; batch n = P(n-1)·V(n-1).
+__device__ __forceinline__ void consume(const Fp8Smem& sm, const FwdParams& p, const BlockCoords& blk, int n_tiles,
+                                        const CUtensorMap* tm_o, int ctid) {
+    const Fp8Consumer c(sm, ctid);
+    float o[Tr::kAccO];
+#pragma unroll
+    for (int i = 0; i < Tr::kAccO; ++i) o[i] = 0.0f;
+    float row_max[2] = {-CUDART_INF_F, -CUDART_INF_F};
+    float row_sum[2] = {0.0f, 0.0f};
+    float s[Tr::kAccS];
+    uint32_t pa[Tr::kPRegs];
+    float rescale[2];
+
+    ptx::mbarrier_wait_parity(sm.bar_q, 0);
+    if (n_tiles > 0) {
+        // Batch 0: S(0); the last warpgroup starts the token.
+        if (c.last_wg) hopper::named_barrier_arrive(Tr::kSchedBar, 256);
+        ptx::mbarrier_wait_parity(sm.bar_k0, 0);
+        c.wait_turn();
+        hopper::warpgroup_fence_operand(s);
+        hopper::wgmma_fence();
+        issue_qk(s, c, 0);
+        hopper::wgmma_commit_group();
+        c.pass_turn();
+        hopper::warpgroup_fence_operand(s);
+        hopper::wgmma_wait_group<0>();
+        hopper::warpgroup_fence_operand(s);
+        softmax_tile(s, row_max, row_sum, rescale, p, blk, 0, c);
+        ptx::mbarrier_wait_parity(sm.bar_v0, 0);  // Vᵀ(0), for batch 1 (or batch n = 1)
+
+        int stage = 0, next_stage = 1;
+        uint32_t next_phase = 0;
+#pragma unroll 1
+        for (int t = 0; t + 1 < n_tiles; ++t) {
+            rescale_o(o, rescale);
+            pack_p(pa, s);
+            hopper::warpgroup_fence_operand(o);
+            hopper::warpgroup_fence_operand(pa);
+            ptx::mbarrier_wait_parity(sm.bar_k0 + 8 * next_stage, next_phase);  // K(t+1)
+            c.wait_turn();
+            hopper::warpgroup_fence_operand(o);
+            hopper::warpgroup_fence_operand(pa);
+            hopper::warpgroup_fence_operand(s);
+            hopper::wgmma_fence();
+            issue_qk(s, c, next_stage);
+            hopper::wgmma_commit_group();
+            issue_pv(o, pa, c, stage);
+            hopper::wgmma_commit_group();
+            c.pass_turn();
+            hopper::warpgroup_fence_operand(s);
+            hopper::wgmma_wait_group<1>();  // S(t+1) landed; P(t)·V(t) may still run
+            hopper::warpgroup_fence_operand(s);
+            softmax_tile(s, row_max, row_sum, rescale, p, blk, t + 1, c);
+            ptx::mbarrier_wait_parity(sm.bar_v0 + 8 * next_stage, next_phase);  // Vᵀ(t+1)
+            int nn_stage = next_stage + 1;
+            uint32_t nn_phase = next_phase;
+            if (nn_stage == Tr::kStages) {
+                nn_stage = 0;
+                nn_phase ^= 1u;
+            }
+            hopper::warpgroup_fence_operand(o);
+            hopper::warpgroup_fence_operand(pa);
+            hopper::wgmma_wait_group<0>();
+            hopper::warpgroup_fence_operand(o);
+            hopper::warpgroup_fence_operand(pa);
+            release(sm, c, stage);  // K(t) read by batch t, Vᵀ(t) by batch t+1
+            stage = next_stage;
+            next_stage = nn_stage;
+            next_phase = nn_phase;
+        }
+        // Batch n: O = α·O + P(n-1)·V(n-1); the last warpgroup retires the token.
+        rescale_o(o, rescale);
+        pack_p(pa, s);
+        hopper::warpgroup_fence_operand(o);
+        hopper::warpgroup_fence_operand(pa);
+        c.wait_turn();
+        hopper::warpgroup_fence_operand(o);
+        hopper::warpgroup_fence_operand(pa);
+        hopper::wgmma_fence();
+        issue_pv(o, pa, c, stage);
+        hopper::wgmma_commit_group();
+        if (!c.last_wg) c.pass_turn();
+        hopper::warpgroup_fence_operand(o);
+        hopper::wgmma_wait_group<0>();
+        hopper::warpgroup_fence_operand(o);
+        hopper::warpgroup_fence_operand(pa);
+        release(sm, c, stage);
+    }
+    store_o(o, row_sum, c, sm, tm_o, p);
+}
+
+// Grid as every fused rung (BlockCoords). Warpgroup 0 = producer (all 128 threads: TMA from thread
+// 0, the V transpose from all), warpgroups 1..2 = consumers.
+__global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
+    wgmma_fp8_fwd_kernel(const FwdParams p, const __grid_constant__ CUtensorMap tm_q,
+                         const __grid_constant__ CUtensorMap tm_k, const __grid_constant__ CUtensorMap tm_v,
+                         const __grid_constant__ CUtensorMap tm_o) {
+#if FA_HOPPER_ENABLED
+    extern __shared__ unsigned char smem_raw[];
+    const Fp8Smem sm(smem_raw);
+    const BlockCoords blk(p, Tr::kBlockM, Tr::kBlockN);
+    const int n_tiles = blk.key_tiles();
+    const int tid = threadIdx.x;
+    if (tid == 0) sm.init_barriers();
+    __syncthreads();
+    if (tid < 128) {
+        hopper::setmaxnreg_dec<Tr::kProducerRegs>();
+        produce(sm, &tm_q, &tm_k, &tm_v, blk, n_tiles, p, tid);
+    } else {
+        hopper::setmaxnreg_inc<Tr::kConsumerRegs>();
+        consume(sm, p, blk, n_tiles, &tm_o, tid - 128);
+    }
+#endif  // FA_HOPPER_ENABLED
+}
+
+cudaError_t launch_wgmma_fp8(const FwdParams& p, cudaStream_t stream) {
+    if (p.num_splits > 1 || p.pack_gqa) return cudaErrorInvalidValue;  // caps: plain
+    return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_fp8_fwd_kernel, p, stream);
+}
+
+}  // namespace
+
+// The one instance (ptxas, CUDA 13.0.88, -O3, sm_90a; 0-byte stack frame, no spills):
+//   dtype  D    M x N x threads (+128 launched)  stages  smem (B)   regs (entry/producer/consumer)
+//   e4m3   128  128 x 128 x 256                  4 (+3)  197,760    168 / 72 / 216
+// (+3: raw V staging slots). At producer 56 / consumer 224 ptxas spilled 36 B, at 64 / 216 8 B.
+const std::vector<KernelInstance>& wgmma_fp8_instances() {
+    static const std::vector<KernelInstance> instances = {
+        instance_of<Tr>(reinterpret_cast<const void*>(&wgmma_fp8_fwd_kernel), &launch_wgmma_fp8),
+    };
+    return instances;
+}
+
+}  // namespace fa
