@@ -63,6 +63,13 @@
 // computing 1/4 or 1/2 of the exp2 on the FMA pipe (Cody-Waite + cubic) instead of MUFU.EX2:
 // 689.2 / 669.9 non-causal, slower than the MUFU-only kernel: +112 / +224 instructions per tile
 // on the consumers cost more issue slots than the MUFU time they free.
+// Then on the consumers (the same lesson: their instruction count sets the time): the query
+// positions' divisions by heads_per_kv hoisted out of the tile loop, and rescale_o skipped by
+// warps none of whose rows raised its max (bit-identical): the unmasked tile 530 -> 505 SASS
+// instructions, 441 when the 64 FMULs are skipped. Next call (session4/fp8perf.log, both binaries
+// twice, interleaved): 772.6 / 763.9 -> 783.2 / 796.3 non-causal, 705.5 / 706.0 -> 724.5 / 718.3
+// causal (+2.8 % / +2.2 % on the means); rung 7 598.0 and 554.5-576.3: 1.32x / 1.29x. GPU tests
+// (120,022 assertions) and the three sanitizers at d128 clean on it in that call.
 // ptxas at the bottom, by the instance table.
 
 #include <cuda.h>
@@ -405,12 +412,11 @@ __device__ __forceinline__ void issue_pv(float (&o)[Tr::kAccO], const uint32_t (
 // softmax_tile with S's scale q_descale·k_descale·softmax_scale·log2(e) and the P offset.
 __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_max)[2], float (&row_sum)[2],
                                              float (&rescale)[2], const FwdParams& p, const BlockCoords& blk, int t,
-                                             const Fp8Consumer& c) {
+                                             const Fp8Consumer& c, const int (&pos)[3]) {
     constexpr int kBlockN = Tr::kBlockN;
-    const int m_start = blk.m_start, n_start = (blk.key_tile_begin + t) * kBlockN;
-    const int g = rows_per_position(p);
-    if (tile_needs_mask(m_start / g, n_start, kBlockN, p.seqlen_k, p.causal)) {
-        const int pos0 = (m_start + c.r0) / g, pos1 = (m_start + c.r0 + 8) / g;
+    const int n_start = (blk.key_tile_begin + t) * kBlockN;
+    if (tile_needs_mask(pos[0], n_start, kBlockN, p.seqlen_k, p.causal)) {
+        const int pos0 = pos[1], pos1 = pos[2];
 #pragma unroll
         for (int j = 0; j < kBlockN / 8; ++j)
 #pragma unroll
@@ -465,6 +471,9 @@ __device__ __forceinline__ void pack_p(uint32_t (&pa)[Tr::kPRegs], const float (
 }
 
 __device__ __forceinline__ void rescale_o(float (&o)[Tr::kAccO], const float (&rescale)[2]) {
+    // A factor is ex2(m_old - m_new) = exactly 1 where the row max did not rise; once most rows have
+    // seen their max, whole warps skip the 64 FMULs on the path to their next wgmma (bit-identical).
+    if (__all_sync(0xffffffffu, rescale[0] == 1.0f && rescale[1] == 1.0f)) return;
 #pragma unroll
     for (int j = 0; j < Tr::kAccO / 4; ++j) {
         o[4 * j + 0] *= rescale[0];
@@ -524,6 +533,10 @@ __device__ __forceinline__ void store_o(const float (&o)[Tr::kAccO], float (&row
 __device__ __forceinline__ void consume(const Fp8Smem& sm, const FwdParams& p, const BlockCoords& blk, int n_tiles,
                                         const CUtensorMap* tm_o, int ctid) {
     const Fp8Consumer c(sm, ctid);
+    // Query positions of the row block and of this thread's two rows, once: each is an integer
+    // division by heads_per_kv (~25 SASS instructions) that ptxas otherwise redid every tile.
+    const int g = rows_per_position(p);
+    const int pos[3] = {blk.m_start / g, (blk.m_start + c.r0) / g, (blk.m_start + c.r0 + 8) / g};
     float o[Tr::kAccO];
 #pragma unroll
     for (int i = 0; i < Tr::kAccO; ++i) o[i] = 0.0f;
@@ -547,7 +560,7 @@ __device__ __forceinline__ void consume(const Fp8Smem& sm, const FwdParams& p, c
         hopper::warpgroup_fence_operand(s);
         hopper::wgmma_wait_group<0>();
         hopper::warpgroup_fence_operand(s);
-        softmax_tile(s, row_max, row_sum, rescale, p, blk, 0, c);
+        softmax_tile(s, row_max, row_sum, rescale, p, blk, 0, c, pos);
         ptx::mbarrier_wait_parity(sm.bar_v0, 0);  // Vᵀ(0), for batch 1 (or batch n = 1)
 
         int stage = 0, next_stage = 1;
@@ -572,7 +585,7 @@ __device__ __forceinline__ void consume(const Fp8Smem& sm, const FwdParams& p, c
             hopper::warpgroup_fence_operand(s);
             hopper::wgmma_wait_group<1>();  // S(t+1) landed; P(t)·V(t) may still run
             hopper::warpgroup_fence_operand(s);
-            softmax_tile(s, row_max, row_sum, rescale, p, blk, t + 1, c);
+            softmax_tile(s, row_max, row_sum, rescale, p, blk, t + 1, c, pos);
             ptx::mbarrier_wait_parity(sm.bar_v0 + 8 * next_stage, next_phase);  // Vᵀ(t+1)
             int nn_stage = next_stage + 1;
             uint32_t nn_phase = next_phase;
