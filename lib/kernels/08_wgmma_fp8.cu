@@ -50,6 +50,26 @@
 // passes the GPU test matrix and compute-sanitizer; rel_l2 2.1-2.6e-2 (tolerance 0.0625). ncu
 // (session4/ncu_fp8.txt): busiest pipe ALU (integer/logic) 38.5 %, SM throughput 53 % against
 // rung 7's tensor pipe 71.7 %: the byte work around the GEMMs, not the GEMMs, sets its time now.
+// The producer's transpose then cost 196 SASS instructions per 16-key group (2 per warp per tile),
+// 128 of them a signed key % 8 per load and per-store swizzle arithmetic (transpose_v): with the
+// per-lane offsets hoisted and the bytes moved as a 4x4 byte transpose (8 PRMT per 4 words, was 12)
+// the whole producer loop is 200 instructions per tile (was ~490: 294 + a second 196-instruction
+// group), 32 LDS + 64 PRMT + 8 STS.128 of them. Same call (session4/fp8perf.log, H100 SXM,
+// 4x16x8192x128, TFLOP/s): 682.2 -> 778.9 non-causal, 637.9 -> 710.0 causal (a repeat of both
+// binaries later in the call: 683.7 -> 774.6, 642.8 -> 711.3), +13-14 % / +11 %; rung 7 597.7 and
+// 552.7-570.5 in that call, so 1.30x / 1.24-1.28x. The consumer loop is unchanged (778 SASS
+// instructions, 530 on an unmasked tile). GPU tests (120,022 assertions) pass and memcheck,
+// racecheck, synccheck are clean at d128, same call. Tried in the same call and not kept:
+// computing 1/4 or 1/2 of the exp2 on the FMA pipe (Cody-Waite + cubic) instead of MUFU.EX2:
+// 689.2 / 669.9 non-causal, slower than the MUFU-only kernel: +112 / +224 instructions per tile
+// on the consumers cost more issue slots than the MUFU time they free.
+// Then on the consumers (the same lesson: their instruction count sets the time): the query
+// positions' divisions by heads_per_kv hoisted out of the tile loop, and rescale_o skipped by
+// warps none of whose rows raised its max (bit-identical): the unmasked tile 530 -> 505 SASS
+// instructions, 441 when the 64 FMULs are skipped. Next call (session4/fp8perf.log, both binaries
+// twice, interleaved): 772.6 / 763.9 -> 783.2 / 796.3 non-causal, 705.5 / 706.0 -> 724.5 / 718.3
+// causal (+2.8 % / +2.2 % on the means); rung 7 598.0 and 554.5-576.3: 1.32x / 1.29x. GPU tests
+// (120,022 assertions) and the three sanitizers at d128 clean on it in that call.
 // ptxas at the bottom, by the instance table.
 
 #include <cuda.h>
@@ -85,8 +105,9 @@ struct WgmmaFp8D128 {
     static constexpr int kLookahead = 2;
     // 384 threads enter with 168 registers; 128·72 + 256·216 = 384·168. The transpose keeps 16
     // loaded words and up to 16 built ones live beside its addresses: ptxas spilled it at 56 (36 B)
-    // and 64 (8 B), not at 72. The consumers' live set is rung 7's minus 16 P registers: no spill
-    // at 208 either.
+    // and 64 (8 B), not at 72 (the transpose before its offsets were hoisted; the current one
+    // keeps 12 offsets and 2 byte selectors for the whole kernel: no spill at 72 either). The
+    // consumers' live set is rung 7's minus 16 P registers: no spill at 208 either.
     static constexpr int kProducerRegs = 72;
     static constexpr int kConsumerRegs = 216;
 };
@@ -237,37 +258,67 @@ __device__ __forceinline__ void load_kv(const Fp8Smem& sm, int t, const CUtensor
 // are stored in a lane-rotated order (column 4l + ((i + l/2) % 4) at store i), so the 8 lanes of
 // each store phase hit 8 different rows mod 8, i.e. 8 different swizzled chunk positions:
 // conflict-free too (in column order, lanes 0-7 would hit only rows 4l mod 8 and collide 4-way).
-__device__ __forceinline__ void transpose_v(uint32_t raw, uint32_t vt, int warp, int lane) {
-    const int rot = (lane >> 1) & 3;
+//
+// Every address is a slot base plus a per-lane offset fixed for the whole kernel (TransposeLane):
+// a group starts on a multiple of 8 rows, so a key's swizzle phase is its index inside the group
+// mod 8, and a Vᵀ chunk's swizzle is an XOR of the 1024-aligned slot address with the group. Written
+// as key % 8 of a runtime group, ptxas emitted a signed modulo per load: 196 SASS instructions per
+// group, 128 of them address arithmetic around 16 LDS, 48 PRMT and 4 STS.128.
+struct TransposeLane {
+    uint32_t ld[8];  // raw V: row k of the warp's first group (k < 8), swizzled, + this lane's 4 bytes
+    uint32_t st[4];  // Vᵀ: store i's column row, swizzled for the warp's first group
+    uint32_t sel_p, sel_q;  // byte picks: columns (rot, rot+1) and (rot+2, rot+3) of two key words
+
+    __device__ __forceinline__ TransposeLane(int warp, int lane) {
+        const int unit = lane / 4, byte = 4 * (lane % 4), rot = (lane >> 1) & 3;
 #pragma unroll
-    for (int c = 0; c < Tr::kChunks; ++c) {
-        const int col0 = c * Tr::kAtomCols + 4 * lane;  // this lane's first head_dim column
-        const uint32_t raw_block = raw + c * Tr::kKVChunkBytes;
+        for (int k = 0; k < 8; ++k)
+            ld[k] = static_cast<uint32_t>(16 * warp * 128 + k * 128 + ((unit ^ k) << 4) + byte);
 #pragma unroll
-        for (int g = warp; g < Tr::kBlockN / 16; g += Tr::kProducerWarps) {
-            uint32_t rows[16];
-#pragma unroll
-            for (int i = 0; i < 16; ++i) {
-                const int key = 16 * g + i;
-                const int unit = (4 * lane) / 16, byte = (4 * lane) % 16;
-                rows[i] = ptx::ld_shared_b32(raw_block + key * 128 + ((unit ^ (key % 8)) << 4) + byte);
-            }
-#pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                const int jj = (i + rot) & 3;                                  // column 4l + jj
-                const uint32_t pick = static_cast<uint32_t>(jj | ((jj + 4) << 4));  // byte jj of x, of y
-                uint32_t w[4];
-#pragma unroll
-                for (int t = 0; t < 4; ++t) {
-                    // Word t of the chunk: keys 2t, 2t+1, 8+2t, 9+2t of the group (σ).
-                    const uint32_t lo = __byte_perm(rows[2 * t], rows[2 * t + 1], pick);
-                    const uint32_t hi = __byte_perm(rows[8 + 2 * t], rows[9 + 2 * t], pick);
-                    w[t] = __byte_perm(lo, hi, 0x5410);
-                }
-                const int d = col0 + jj;
-                ptx::st_shared_v4_b32(vt + d * 128 + ((g ^ (d % 8)) << 4), make_uint4(w[0], w[1], w[2], w[3]));
-            }
+        for (int i = 0; i < 4; ++i) {
+            const int d = 4 * lane + ((i + rot) & 3);
+            st[i] = static_cast<uint32_t>(d * 128 + ((warp ^ (d % 8)) << 4));
         }
+        uint32_t pick[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            const uint32_t jj = static_cast<uint32_t>((rot + k) & 3);
+            pick[k] = jj | ((jj + 4) << 4);  // byte jj of the first word, then of the second
+        }
+        sel_p = pick[0] | (pick[1] << 8);
+        sel_q = pick[2] | (pick[3] << 8);
+    }
+};
+
+__device__ __forceinline__ void transpose_v(uint32_t raw, uint32_t vt, const TransposeLane& tl) {
+    static_assert(Tr::kChunks == 1 && Tr::kBlockN / 16 == 2 * Tr::kProducerWarps,
+                  "one 128-column block of V, two 16-key groups per producer warp");
+    uint32_t ld[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) ld[k] = raw + tl.ld[k];
+#pragma unroll
+    for (int gi = 0; gi < 2; ++gi) {  // group warp + 4·gi: 8192 bytes further in raw V
+        uint32_t rows[16];
+#pragma unroll
+        for (int i = 0; i < 16; ++i) rows[i] = ptx::ld_shared_b32(ld[i % 8] + gi * 8192 + (i / 8) * 1024);
+        // Per word t of the chunk, keys 2t, 2t+1, 8+2t, 9+2t of the group (σ): a 4x4 byte transpose
+        // of those 4 words into the 4 columns' words, 8 permutes (3 per column word before: 12).
+        uint32_t w[4][4];
+#pragma unroll
+        for (int t = 0; t < 4; ++t) {
+            const uint32_t p_ab = __byte_perm(rows[2 * t], rows[2 * t + 1], tl.sel_p);
+            const uint32_t p_cd = __byte_perm(rows[8 + 2 * t], rows[9 + 2 * t], tl.sel_p);
+            const uint32_t q_ab = __byte_perm(rows[2 * t], rows[2 * t + 1], tl.sel_q);
+            const uint32_t q_cd = __byte_perm(rows[8 + 2 * t], rows[9 + 2 * t], tl.sel_q);
+            w[0][t] = __byte_perm(p_ab, p_cd, 0x5410);
+            w[1][t] = __byte_perm(p_ab, p_cd, 0x7632);
+            w[2][t] = __byte_perm(q_ab, q_cd, 0x5410);
+            w[3][t] = __byte_perm(q_ab, q_cd, 0x7632);
+        }
+        // Group warp + 4: swizzle chunk (g ^ d%8) flips bit 2 of g, i.e. bit 6 of the address.
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            ptx::st_shared_v4_b32(vt + (tl.st[i] ^ (gi * 64u)), make_uint4(w[i][0], w[i][1], w[i][2], w[i][3]));
     }
 }
 
@@ -283,7 +334,8 @@ __device__ __forceinline__ void transpose_v(uint32_t raw, uint32_t vt, int warp,
 __device__ __forceinline__ void produce(const Fp8Smem& sm, const CUtensorMap* tm_q, const CUtensorMap* tm_k,
                                         const CUtensorMap* tm_v, const BlockCoords& blk, int n_tiles,
                                         const FwdParams& p, int ptid) {
-    const int warp = ptid / 32, lane = ptid % 32;
+    const int lane = ptid % 32;
+    const TransposeLane tl(ptid / 32, lane);
     const bool issuer = ptid == 0;
     if (issuer) {
         load_q(sm, tm_q, blk, p);
@@ -301,7 +353,7 @@ __device__ __forceinline__ void produce(const Fp8Smem& sm, const CUtensorMap* tm
         }
         const int slot = t % Tr::kStages, r = t % Tr::kRawSlots;
         ptx::mbarrier_wait_parity(sm.bar_raw0 + 8 * r, static_cast<uint32_t>((t / Tr::kRawSlots) & 1));
-        transpose_v(sm.raw + r * Tr::kKBytes, sm.vt + slot * Tr::kVtBytes, warp, lane);
+        transpose_v(sm.raw + r * Tr::kKBytes, sm.vt + slot * Tr::kVtBytes, tl);
         hopper::fence_proxy_async_shared_cta();
         __syncwarp();
         if (lane == 0) ptx::mbarrier_arrive(sm.bar_v0 + 8 * slot);
@@ -360,12 +412,11 @@ __device__ __forceinline__ void issue_pv(float (&o)[Tr::kAccO], const uint32_t (
 // softmax_tile with S's scale q_descale·k_descale·softmax_scale·log2(e) and the P offset.
 __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_max)[2], float (&row_sum)[2],
                                              float (&rescale)[2], const FwdParams& p, const BlockCoords& blk, int t,
-                                             const Fp8Consumer& c) {
+                                             const Fp8Consumer& c, const int (&pos)[3]) {
     constexpr int kBlockN = Tr::kBlockN;
-    const int m_start = blk.m_start, n_start = (blk.key_tile_begin + t) * kBlockN;
-    const int g = rows_per_position(p);
-    if (tile_needs_mask(m_start / g, n_start, kBlockN, p.seqlen_k, p.causal)) {
-        const int pos0 = (m_start + c.r0) / g, pos1 = (m_start + c.r0 + 8) / g;
+    const int n_start = (blk.key_tile_begin + t) * kBlockN;
+    if (tile_needs_mask(pos[0], n_start, kBlockN, p.seqlen_k, p.causal)) {
+        const int pos0 = pos[1], pos1 = pos[2];
 #pragma unroll
         for (int j = 0; j < kBlockN / 8; ++j)
 #pragma unroll
@@ -420,6 +471,9 @@ __device__ __forceinline__ void pack_p(uint32_t (&pa)[Tr::kPRegs], const float (
 }
 
 __device__ __forceinline__ void rescale_o(float (&o)[Tr::kAccO], const float (&rescale)[2]) {
+    // A factor is ex2(m_old - m_new) = exactly 1 where the row max did not rise; once most rows have
+    // seen their max, whole warps skip the 64 FMULs on the path to their next wgmma (bit-identical).
+    if (__all_sync(0xffffffffu, rescale[0] == 1.0f && rescale[1] == 1.0f)) return;
 #pragma unroll
     for (int j = 0; j < Tr::kAccO / 4; ++j) {
         o[4 * j + 0] *= rescale[0];
@@ -479,6 +533,10 @@ __device__ __forceinline__ void store_o(const float (&o)[Tr::kAccO], float (&row
 __device__ __forceinline__ void consume(const Fp8Smem& sm, const FwdParams& p, const BlockCoords& blk, int n_tiles,
                                         const CUtensorMap* tm_o, int ctid) {
     const Fp8Consumer c(sm, ctid);
+    // Query positions of the row block and of this thread's two rows, once: each is an integer
+    // division by heads_per_kv (~25 SASS instructions) that ptxas otherwise redid every tile.
+    const int g = rows_per_position(p);
+    const int pos[3] = {blk.m_start / g, (blk.m_start + c.r0) / g, (blk.m_start + c.r0 + 8) / g};
     float o[Tr::kAccO];
 #pragma unroll
     for (int i = 0; i < Tr::kAccO; ++i) o[i] = 0.0f;
@@ -502,7 +560,7 @@ __device__ __forceinline__ void consume(const Fp8Smem& sm, const FwdParams& p, c
         hopper::warpgroup_fence_operand(s);
         hopper::wgmma_wait_group<0>();
         hopper::warpgroup_fence_operand(s);
-        softmax_tile(s, row_max, row_sum, rescale, p, blk, 0, c);
+        softmax_tile(s, row_max, row_sum, rescale, p, blk, 0, c, pos);
         ptx::mbarrier_wait_parity(sm.bar_v0, 0);  // Vᵀ(0), for batch 1 (or batch n = 1)
 
         int stage = 0, next_stage = 1;
@@ -527,7 +585,7 @@ __device__ __forceinline__ void consume(const Fp8Smem& sm, const FwdParams& p, c
             hopper::warpgroup_fence_operand(s);
             hopper::wgmma_wait_group<1>();  // S(t+1) landed; P(t)·V(t) may still run
             hopper::warpgroup_fence_operand(s);
-            softmax_tile(s, row_max, row_sum, rescale, p, blk, t + 1, c);
+            softmax_tile(s, row_max, row_sum, rescale, p, blk, t + 1, c, pos);
             ptx::mbarrier_wait_parity(sm.bar_v0 + 8 * next_stage, next_phase);  // Vᵀ(t+1)
             int nn_stage = next_stage + 1;
             uint32_t nn_phase = next_phase;
