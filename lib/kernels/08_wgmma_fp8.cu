@@ -70,6 +70,9 @@
 // twice, interleaved): 772.6 / 763.9 -> 783.2 / 796.3 non-causal, 705.5 / 706.0 -> 724.5 / 718.3
 // causal (+2.8 % / +2.2 % on the means); rung 7 598.0 and 554.5-576.3: 1.32x / 1.29x. GPU tests
 // (120,022 assertions) and the three sanitizers at d128 clean on it in that call.
+// The committed kernel in one more call (session4/fp8_final.csv): 4x16x8192 802.8 vs rung 7's
+// 597.6 (1.34x), causal 735.1 vs 559.8 (1.31x); 1x16x16384 795.6 vs 613.4 (1.30x), 762.2 vs 616.5
+// (1.24x). ncu (session4/ncu_fp8_final.txt): the tensor pipe is now its busiest (42.5 %).
 // ptxas at the bottom, by the instance table.
 
 #include <cuda.h>
