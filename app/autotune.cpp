@@ -222,12 +222,24 @@ std::string format_ranking(const std::vector<TileTiming>& tiles, const std::stri
     return out;
 }
 
-TuneCache load_run_tune_cache(const Options& o, const DeviceInfo& dev) {
-    if (o.no_tune_cache || o.tile_given() || !dev.present) return {};
+namespace {
+
+// --tune_cache, else the default next to the peaks file.
+std::string tune_file(const Options& o) { return o.tune_cache.empty() ? default_tune_file() : o.tune_cache; }
+
+// The cache at `path`; a file that is not a well-formed cache is one warning line and reads empty.
+TuneCache load_warning_once(const std::string& path) {
     std::string warning;
-    TuneCache cache = TuneCache::load(o.tune_cache.empty() ? default_tune_file() : o.tune_cache, &warning);
+    TuneCache cache = TuneCache::load(path, &warning);
     if (!warning.empty()) fmt::print(stderr, "fa-bench: warning: {}\n", warning);
     return cache;
+}
+
+}  // namespace
+
+TuneCache load_run_tune_cache(const Options& o, const DeviceInfo& dev) {
+    if (o.no_tune_cache || o.tile_given() || !dev.present) return {};
+    return load_warning_once(tune_file(o));
 }
 
 int run_autotune(const Options& o, const DeviceInfo& dev) {
@@ -237,12 +249,9 @@ int run_autotune(const Options& o, const DeviceInfo& dev) {
         return 2;
     }
     const Options tuning = tuning_options(o);
-    const std::string path = o.tune_cache.empty() ? default_tune_file() : o.tune_cache;
-    std::string warning;
-    TuneCache cache = TuneCache::load(path, &warning);
-    if (!warning.empty()) fmt::print(stderr, "fa-bench: warning: {}\n", warning);
+    const std::string path = tune_file(o);
     try {
-        Autotuner tuner(tuning, dev, path, std::move(cache));
+        Autotuner tuner(tuning, dev, path, load_warning_once(path));
         return tuner.run();
     } catch (const std::runtime_error& e) {
         fmt::print(stderr, "fa-bench: CUDA error: {}\n", e.what());

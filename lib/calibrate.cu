@@ -117,7 +117,8 @@ std::string fp8_gemm_tflops(int n, void* a, void* b, void* d, double* tflops) {
         break;
     }
     if (err.empty() && *tflops == 0 && found > 0)
-        err = "cuBLASLt FP8 GEMM: every candidate algorithm refused (" + refused + ")";
+        err = refused.empty() ? "cuBLASLt FP8 GEMM: no candidate algorithm fits the 32 MiB workspace"
+                              : "cuBLASLt FP8 GEMM: every candidate algorithm refused (" + refused + ")";
     if (pref) cublasLtMatmulPreferenceDestroy(pref);
     for (cublasLtMatrixLayout_t l : {la, lb, ld})
         if (l) cublasLtMatrixLayoutDestroy(l);

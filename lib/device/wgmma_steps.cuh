@@ -40,6 +40,18 @@ __device__ __forceinline__ void load_q(const CtaSmem<Tr>& sm, const CUtensorMap*
                             blk.batch);
 }
 
+// Keys [row, row + kBlockN) of the CTA's K/V head from the 4-D map `tm` (K or V) into the slot at
+// `dst`: kChunks boxes of kAtomCols columns, kChunks · kKVChunkBytes bytes, all completing `bar`.
+// Every Hopper rung's K and V loads are this (rung 8 also its raw V tiles).
+template <class Tr>
+__device__ __forceinline__ void load_key_rows(uint32_t dst, const CUtensorMap* tm, uint32_t bar, int row,
+                                              const BlockCoords& blk) {
+    hopper::mbarrier_arrive_expect_tx(bar, Tr::kChunks * Tr::kKVChunkBytes);
+#pragma unroll
+    for (int c = 0; c < Tr::kChunks; ++c)
+        hopper::tma_load_4d(dst + c * Tr::kKVChunkBytes, tm, bar, c * Tr::kAtomCols, row, blk.head_kv, blk.batch);
+}
+
 // Key tile t of the CTA (its t-th, counted from key_tile_begin) into ring slot t % kStages: K and
 // V, each on its own full barrier, so S = Q·Kᵀ can start before V has landed.
 template <class Tr>
@@ -47,17 +59,8 @@ __device__ __forceinline__ void load_kv_tile(const CtaSmem<Tr>& sm, int t, const
                                              const CUtensorMap* tm_v, const BlockCoords& blk) {
     const int s = t % Tr::kStages;
     const int row = (blk.key_tile_begin + t) * Tr::kBlockN;
-    const uint32_t bar_k = sm.bar_k0 + 8 * s, bar_v = sm.bar_v0 + 8 * s;
-    hopper::mbarrier_arrive_expect_tx(bar_k, Tr::kKVBytes);
-#pragma unroll
-    for (int c = 0; c < Tr::kChunks; ++c)
-        hopper::tma_load_4d(sm.k + s * Tr::kKVBytes + c * Tr::kKVChunkBytes, tm_k, bar_k, c * Tr::kAtomCols, row,
-                            blk.head_kv, blk.batch);
-    hopper::mbarrier_arrive_expect_tx(bar_v, Tr::kKVBytes);
-#pragma unroll
-    for (int c = 0; c < Tr::kChunks; ++c)
-        hopper::tma_load_4d(sm.v + s * Tr::kKVBytes + c * Tr::kKVChunkBytes, tm_v, bar_v, c * Tr::kAtomCols, row,
-                            blk.head_kv, blk.batch);
+    load_key_rows<Tr>(sm.k + s * Tr::kKVBytes, tm_k, sm.bar_k0 + 8 * s, row, blk);
+    load_key_rows<Tr>(sm.v + s * Tr::kKVBytes, tm_v, sm.bar_v0 + 8 * s, row, blk);
 }
 
 // ---- A consumer warpgroup ----

@@ -88,6 +88,7 @@
 #include "device/mask.cuh"
 #include "device/online_softmax.cuh"
 #include "device/ptx.cuh"
+#include "device/wgmma_steps.cuh"  // load_key_rows: the K/V TMA loader of every Hopper rung
 #include "kernels/kernels.h"
 
 namespace fa {
@@ -240,17 +241,8 @@ __device__ __forceinline__ void load_kv(const Fp8Smem& sm, int t, const CUtensor
                                         const BlockCoords& blk) {
     const int s = t % Tr::kStages, r = t % Tr::kRawSlots;
     const int row = (blk.key_tile_begin + t) * Tr::kBlockN;
-    const uint32_t bar_k = sm.bar_k0 + 8 * s, bar_raw = sm.bar_raw0 + 8 * r;
-    hopper::mbarrier_arrive_expect_tx(bar_k, Tr::kKBytes);
-#pragma unroll
-    for (int c = 0; c < Tr::kChunks; ++c)
-        hopper::tma_load_4d(sm.k + s * Tr::kKBytes + c * Tr::kKVChunkBytes, tm_k, bar_k, c * Tr::kAtomCols, row,
-                            blk.head_kv, blk.batch);
-    hopper::mbarrier_arrive_expect_tx(bar_raw, Tr::kKBytes);
-#pragma unroll
-    for (int c = 0; c < Tr::kChunks; ++c)
-        hopper::tma_load_4d(sm.raw + r * Tr::kKBytes + c * Tr::kKVChunkBytes, tm_v, bar_raw, c * Tr::kAtomCols, row,
-                            blk.head_kv, blk.batch);
+    wgmma::load_key_rows<Tr>(sm.k + s * Tr::kKBytes, tm_k, sm.bar_k0 + 8 * s, row, blk);
+    wgmma::load_key_rows<Tr>(sm.raw + r * Tr::kKBytes, tm_v, sm.bar_raw0 + 8 * r, row, blk);
 }
 
 // One raw V tile (rows = keys, 128 bytes of head_dim each, 128-byte swizzled as TMA wrote it) into
