@@ -46,9 +46,14 @@ of predicted (model) vs measured DRAM bytes for the README.
 Validation of the napkin model v2 (issue #14; README "Validating the model"):
     build/venv/bin/python scripts/ncu_profile.py --preset validation --out results/<gpu>/ncu_validation.csv
 profiles every rung on three shapes (PRESETS) and prints, per rung and shape, model_hbm_bytes
-against ncu's DRAM bytes and model_bytes (the L2->SM term) against lts__t_sectors_srcunit_tex · 32 B,
-marking whether both agree within 20 %. `--table validation` prints that table for any run or
---from-ncu-csv report whose explain CSV has model_hbm_bytes.
+against ncu's DRAM bytes and model_bytes (the L2->SM term) against the bytes the crossbar carried
+between the SMs and the L2 (l1tex__m_xbar2l1tex_read_bytes + l1tex__m_l1tex2xbar_write_bytes; the
+reads alone also against model_bytes less O), marking whether both agree within 20 %. The crossbar,
+because the L2's lts__t_sectors_srcunit_tex · 32 B misses bytes the SMs receive (H100, ncu 2025.3.1:
+wgmma_tma / wgmma_overlap at 4x16x4096x128 3,428 / 3,004 MB where the crossbar carried 4,362.1 MB, the
+model's reads; tiled on the decode shape 939.7 MB for 2,147.5 MB); that counter stays as a column and
+stands in, marked, for the crossbar in an older report without it. `--table validation` prints that
+table for any run or --from-ncu-csv report whose explain CSV has model_hbm_bytes.
 
 fa-bench is --fa-bench PATH, else $FA_BENCH, else build/fa-bench; --from-ncu-csv also takes
 --schema-json FILE (a saved `fa-bench --schema`) instead.
@@ -93,16 +98,26 @@ M_REGISTERS = "launch__registers_per_thread"
 M_GRID = "launch__grid_size"
 M_BLOCK = "launch__block_size"
 # L2 traffic for the model's L2->SM term: every byte the L2 slices served (lts__t_bytes, which also
-# counts DRAM fills and traffic between the H100's two L2 partitions), and the sectors the SMs'
-# L1/TEX units (loads, stores, TMA) asked of it, 32 B each: the L2->SM bytes the model predicts.
+# counts DRAM fills and traffic between the H100's two L2 partitions); the bytes the crossbar carried
+# from the L2 to the SMs' L1/TEX units (loads, TMA) and back (stores): the L2->SM bytes the model
+# predicts; and the sectors the L2 counts as asked by the SMs, 32 B each, which reads fewer bytes
+# than the SMs receive (the module's docstring) and is kept for comparison and for old reports.
 M_L2 = "lts__t_bytes.sum"
+M_XBAR_READ = "l1tex__m_xbar2l1tex_read_bytes.sum"
+M_XBAR_WRITE = "l1tex__m_l1tex2xbar_write_bytes.sum"
 M_L2_SM_SECTORS = "lts__t_sectors_srcunit_tex.sum"
 METRICS = [M_DURATION, M_DRAM_READ, M_DRAM_WRITE, M_HMMA, M_GMMA, M_BANK_LD, M_BANK_ST, M_OCCUPANCY,
-           M_REGISTERS, M_GRID, M_BLOCK, M_L2, M_L2_SM_SECTORS]
+           M_REGISTERS, M_GRID, M_BLOCK, M_L2, M_XBAR_READ, M_XBAR_WRITE, M_L2_SM_SECTORS]
 # Metrics a GPU may not have (no wgmma before Hopper), or a report from before the L2 columns:
 # ncu is re-run without them if it rejects them, and a missing column is not worth a warning.
-OPTIONAL_METRICS = [M_GMMA, M_L2, M_L2_SM_SECTORS]
+OPTIONAL_METRICS = [M_GMMA, M_L2, M_XBAR_READ, M_XBAR_WRITE, M_L2_SM_SECTORS]
 SECTOR_BYTES = 32
+# What l2_sm_counter says measured l2_sm_bytes: the crossbar, or the L2's sectors in its stead.
+COUNTER_XBAR = "xbar"
+COUNTER_LTS = "lts_tex"
+# Bytes of one element of O by dtype (fa-bench's output_bytes, lib/fa/params.h: FP8 writes bf16 O);
+# neither --schema (its element_bytes are the inputs') nor the explain CSV says.
+OUTPUT_ELEMENT_BYTES = {"Float16": 2, "BFloat16": 2, "Float32": 4, "Float8E4M3FN": 2}
 # Without these there is nothing to report.
 REQUIRED_METRICS = [M_DURATION, M_DRAM_READ, M_DRAM_WRITE]
 
@@ -121,8 +136,11 @@ OUTPUT_COLUMNS = [
     "duration_ms", "dram_read_bytes", "dram_write_bytes", "dram_bytes", "model_bytes", "compulsory_bytes",
     "measured_over_model", "tensor_pipe_pct", "pipe", "smem_bank_conflicts", "achieved_occupancy_pct",
     "registers", "clock_control", "ncu_version", "launches",
-    # model v2 (validation): predicted DRAM and L2->SM bytes against ncu's
-    "model_hbm_bytes", "l2_bytes", "l2_sm_bytes", "l2_sm_over_model",
+    # model v2 (validation): predicted DRAM and L2->SM bytes against ncu's. l2_sm_bytes is the
+    # crossbar's read + write bytes (l2_sm_counter "xbar"), or l2_tex_sector_bytes for a report
+    # without them ("lts_tex"); l2_sm_read_over_model sets the reads against model_bytes less O.
+    "model_hbm_bytes", "l2_bytes", "l2_sm_bytes", "l2_sm_read_bytes", "l2_sm_write_bytes", "l2_tex_sector_bytes",
+    "l2_sm_counter", "l2_sm_over_model", "l2_sm_read_over_model",
 ]
 # The agreement the validation table marks (issue #14: within 20 %).
 AGREEMENT = 0.20
@@ -144,7 +162,7 @@ TIME_TO_MS = {"nsecond": 1e-6, "ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond
               "second": 1e3, "s": 1e3}
 BYTE_SCALE = {"byte": 1.0, "kbyte": 1e3, "mbyte": 1e6, "gbyte": 1e9, "tbyte": 1e12,
               "kibyte": 2.0 ** 10, "mibyte": 2.0 ** 20, "gibyte": 2.0 ** 30, "tibyte": 2.0 ** 40}
-BYTE_METRICS = {M_DRAM_READ, M_DRAM_WRITE, M_L2}
+BYTE_METRICS = {M_DRAM_READ, M_DRAM_WRITE, M_L2, M_XBAR_READ, M_XBAR_WRITE}
 
 # fa-bench flags forwarded verbatim to both fa-bench runs (README "Flags").
 VALUE_FLAGS = ["dtype", "batch_size", "seqlen_q", "seqlen_k", "num_head", "num_head_kv", "num_splits", "head_dim",
@@ -461,10 +479,22 @@ def aggregate_group(launches: pd.DataFrame) -> dict:
     conflicts = math.nan if math.isnan(ld) and math.isnan(st) else (0 if math.isnan(ld) else ld) + (
         0 if math.isnan(st) else st)
     registers = launches[M_REGISTERS].max()
-    l2_sm_sectors = sum_or_nan(launches[M_L2_SM_SECTORS]) if M_L2_SM_SECTORS in launches else math.nan
+    l2 = {m: sum_or_nan(launches[m]) if m in launches else math.nan
+          for m in (M_L2, M_XBAR_READ, M_XBAR_WRITE, M_L2_SM_SECTORS)}
+    tex_bytes = l2[M_L2_SM_SECTORS] * SECTOR_BYTES
+    if not (math.isnan(l2[M_XBAR_READ]) or math.isnan(l2[M_XBAR_WRITE])):
+        l2_sm, counter = l2[M_XBAR_READ] + l2[M_XBAR_WRITE], COUNTER_XBAR
+    elif not math.isnan(tex_bytes):
+        l2_sm, counter = tex_bytes, COUNTER_LTS  # a report without the crossbar counters
+    else:
+        l2_sm, counter = math.nan, ""
     return {
-        "l2_bytes": sum_or_nan(launches[M_L2]) if M_L2 in launches else math.nan,
-        "l2_sm_bytes": l2_sm_sectors * SECTOR_BYTES,
+        "l2_bytes": l2[M_L2],
+        "l2_sm_bytes": l2_sm,
+        "l2_sm_read_bytes": l2[M_XBAR_READ],
+        "l2_sm_write_bytes": l2[M_XBAR_WRITE],
+        "l2_tex_sector_bytes": tex_bytes,
+        "l2_sm_counter": counter,
         "duration_ms": sum_or_nan(duration),
         "dram_read_bytes": read,
         "dram_write_bytes": write,
@@ -520,6 +550,9 @@ def join_with_explain(report: NcuReport, explain: pd.DataFrame, clock_control: s
         row["measured_over_model"] = ratio_or_nan(row["dram_bytes"], dram_model)
         l2_model = row["model_bytes"] if not math.isnan(row["model_hbm_bytes"]) else math.nan
         row["l2_sm_over_model"] = ratio_or_nan(row["l2_sm_bytes"], l2_model)
+        # The reads against the model's bytes less O, the one thing every rung writes back. Split-KV
+        # partials and naive's S and P are written and read again: for those the ratio runs low.
+        row["l2_sm_read_over_model"] = ratio_or_nan(row["l2_sm_read_bytes"], l2_model - output_bytes(row))
         row.update(clock_control=clock_control, ncu_version=ncu_version)
         rows.append(row)
     profiled = set(order)
@@ -528,6 +561,15 @@ def join_with_explain(report: NcuReport, explain: pd.DataFrame, clock_control: s
             print(f"{PROG}: warning: no launch profiled for '{report.names.format(key)}' "
                   f"(tile {tile_label(explain.iloc[index])})", file=sys.stderr)
     return tidy_output(pd.DataFrame(rows, columns=OUTPUT_COLUMNS))
+
+
+def output_bytes(row: dict) -> float:
+    """Bytes of O the problem writes: B·H·Sq·D elements of the dtype's output type; NaN for a dtype
+    this script does not know."""
+    element = OUTPUT_ELEMENT_BYTES.get(row["dtype"])
+    if element is None:
+        return math.nan
+    return float(row["batch_size"] * row["num_head"] * row["seqlen_q"] * row["head_dim"] * element)
 
 
 def ratio_or_nan(measured: float, model: float) -> float:
@@ -539,10 +581,11 @@ def ratio_or_nan(measured: float, model: float) -> float:
 def tidy_output(data: pd.DataFrame) -> pd.DataFrame:
     """Whole numbers as integers (empty when unknown), fractions rounded for reading."""
     for column in ("dram_read_bytes", "dram_write_bytes", "dram_bytes", "model_bytes", "compulsory_bytes",
-                   "smem_bank_conflicts", "registers", "launches", "model_hbm_bytes", "l2_bytes", "l2_sm_bytes"):
+                   "smem_bank_conflicts", "registers", "launches", "model_hbm_bytes", "l2_bytes", "l2_sm_bytes",
+                   "l2_sm_read_bytes", "l2_sm_write_bytes", "l2_tex_sector_bytes"):
         data[column] = pd.to_numeric(data[column], errors="coerce").round().astype("Int64")
     for column, digits in (("duration_ms", 6), ("measured_over_model", 4), ("tensor_pipe_pct", 2),
-                           ("achieved_occupancy_pct", 2), ("l2_sm_over_model", 4)):
+                           ("achieved_occupancy_pct", 2), ("l2_sm_over_model", 4), ("l2_sm_read_over_model", 4)):
         data[column] = pd.to_numeric(data[column], errors="coerce").round(digits)
     return data
 
@@ -608,8 +651,11 @@ def table_caption(ncu_version: str, clock_control: str) -> str:
 VALIDATION_COLUMNS = [  # (header, right-aligned)
     ("kernel", False), ("shape (B×H×Sq/Sk×D)", False), ("causal", False), ("tile", False),
     ("HBM model MB", True), ("DRAM measured MB", True), ("DRAM / model", True),
-    ("L2→SM model MB", True), ("L2→SM measured MB", True), ("L2→SM / model", True), ("within 20 %", False),
+    ("L2→SM model MB", True), ("L2→SM measured MB", True), ("L2→SM / model", True), ("reads / model reads", True),
+    ("lts tex MB", True), ("within 20 %", False),
 ]
+# Marks an L2→SM measured cell read from lts__t_sectors_srcunit_tex (a report without the crossbar's).
+LTS_MARK = "†"
 
 
 def agreement(ratio: float) -> str:
@@ -627,7 +673,9 @@ def within(*ratios: float) -> str:
 
 def validation_table(data: pd.DataFrame) -> str:
     """Model v2's predicted DRAM (HBM term) and L2->SM bytes (L2 term) against ncu's dram__bytes and
-    the SMs' L2 sectors, per rung and shape, with whether both agree within 20 %."""
+    the crossbar's bytes between the SMs and the L2, per rung and shape, with whether both agree
+    within 20 %; the old lts__t_sectors_srcunit_tex bytes beside them, and a footnote when a row's
+    L2->SM bytes are those (LTS_MARK)."""
     header = [name for name, _ in VALIDATION_COLUMNS]
     rule = ["--:" if right else "---" for _, right in VALIDATION_COLUMNS]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(rule) + "|"]
@@ -635,8 +683,14 @@ def validation_table(data: pd.DataFrame) -> str:
         lines.append("| " + " | ".join([
             row.kernel, shape_label(row), str(row.is_causal), row.tile or "—",
             megabytes(row.model_hbm_bytes), megabytes(row.dram_bytes), agreement(row.measured_over_model),
-            megabytes(row.model_bytes), megabytes(row.l2_sm_bytes), agreement(row.l2_sm_over_model),
+            megabytes(row.model_bytes),
+            megabytes(row.l2_sm_bytes) + (f" {LTS_MARK}" if row.l2_sm_counter == COUNTER_LTS else ""),
+            agreement(row.l2_sm_over_model), agreement(row.l2_sm_read_over_model),
+            megabytes(row.l2_tex_sector_bytes),
             within(row.measured_over_model, row.l2_sm_over_model)]) + " |")
+    if (data["l2_sm_counter"] == COUNTER_LTS).any():
+        lines += ["", f"{LTS_MARK} lts__t_sectors_srcunit_tex × 32 B: the report has no crossbar counters "
+                      f"({M_XBAR_READ}, {M_XBAR_WRITE}); the L2's sectors read fewer bytes than the SMs receive."]
     return "\n".join(lines)
 
 
@@ -809,8 +863,11 @@ def validation_caption(ncu_version: str, clock_control: str) -> str:
     facts = "; ".join(f for f in (f"ncu {ncu_version}" if ncu_version else "",
                                   f"--clock-control {clock_control}" if clock_control else "") if f)
     return ("Model v2 against ncu, per rung: predicted DRAM bytes (model_hbm_bytes) vs dram__bytes_read + write, "
-            "predicted L2→SM bytes (model_bytes) vs lts__t_sectors_srcunit_tex × 32 B (naive: its GEMMs and "
-            "softmax summed); MB = 10⁶ bytes" + (f"; {facts}" if facts else "") + ".")
+            "predicted L2→SM bytes (model_bytes) vs the crossbar's bytes between the SMs and the L2 "
+            "(l1tex__m_xbar2l1tex_read_bytes + l1tex__m_l1tex2xbar_write_bytes), its reads vs model_bytes less "
+            "O's bytes (reads / model reads), and the L2's lts__t_sectors_srcunit_tex × 32 B (lts tex) for "
+            "comparison (naive: its GEMMs and softmax summed); MB = 10⁶ bytes"
+            + (f"; {facts}" if facts else "") + ".")
 
 
 def write_report(data: pd.DataFrame, out: Path | None, clock_control: str, ncu_version: str, table: str) -> None:

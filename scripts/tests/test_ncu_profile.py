@@ -148,6 +148,15 @@ def test_scaled_units_are_converted_to_ms_and_bytes():
     mma = ncu_profile.parse_ncu_csv(render(banner, table), names()).launches.iloc[3]
     assert mma[ncu_profile.M_DURATION] == pytest.approx(1.375712)
     assert mma[ncu_profile.M_DRAM_READ] == pytest.approx(214_958_080)
+    # The crossbar's byte counts too.
+    banner, table = fixture_table(VALIDATION_RAW)
+    table[1][table[0].index(ncu_profile.M_XBAR_READ)] = "Gbyte"
+    table[2][table[0].index(ncu_profile.M_XBAR_READ)] = "5.670705477"
+    table[1][table[0].index(ncu_profile.M_XBAR_WRITE)] = "Mibyte"
+    table[2][table[0].index(ncu_profile.M_XBAR_WRITE)] = "64"
+    mma = ncu_profile.parse_ncu_csv(render(banner, table), names()).launches.iloc[0]
+    assert mma[ncu_profile.M_XBAR_READ] == pytest.approx(5_670_705_477)
+    assert mma[ncu_profile.M_XBAR_WRITE] == pytest.approx(64 * 2 ** 20)
 
 
 @pytest.mark.parametrize("column,cell", [
@@ -364,9 +373,9 @@ def executable(path: Path, body: str) -> Path:
     return path
 
 
-def stand_in_fa_bench(tmp_path: Path) -> Path:
-    """--schema prints the built fa-bench's schema; --explain copies the explain fixture to --csv
-    and logs its arguments; otherwise exits 0."""
+def stand_in_fa_bench(tmp_path: Path, explain: Path = EXPLAIN) -> Path:
+    """--schema prints the built fa-bench's schema; --explain copies the explain fixture (`explain`)
+    to --csv and logs its arguments; otherwise exits 0."""
     schema = tmp_path / "schema.json"
     schema.write_text(json.dumps(live_schema().data))
     return executable(tmp_path / "fa-bench", f"""
@@ -378,7 +387,7 @@ if args == ["--schema"]:
 with open({str(tmp_path / "fa-bench.calls")!r}, "a") as log:
     log.write(" ".join(args) + "\\n")
 if "--explain" in args:
-    shutil.copy({str(EXPLAIN)!r}, args[args.index("--csv") + 1])
+    shutil.copy({str(explain)!r}, args[args.index("--csv") + 1])
     print("kernel dtype B H ... (explain table)")
 """)
 
@@ -387,11 +396,16 @@ def stand_in_ncu(tmp_path: Path, mode: str = "ok") -> Path:
     """--version prints a version; a profile call logs its arguments, then by mode: ok writes the
     fixture to --log-file (stdout: to stdout, after a fa-bench line); perm reports ERR_NVGPUCTRPERM;
     fail exits 1 with the app's error; no_gmma rejects the wgmma metric and writes the fixture
-    without its column."""
+    without its column; no_xbar rejects the crossbar metrics and writes the validation fixture
+    without their columns."""
     _, table = fixture_table()
     no_gmma = tmp_path / "no_gmma.csv"
     no_gmma.write_text(render(["==PROF== Connected to process 1 (fa-bench)"],
                               without_column(table, ncu_profile.M_GMMA)))
+    banner, validation = fixture_table(VALIDATION_RAW)
+    no_xbar = tmp_path / "no_xbar.csv"
+    no_xbar.write_text(render(banner, without_column(without_column(validation, ncu_profile.M_XBAR_READ),
+                                                     ncu_profile.M_XBAR_WRITE)))
     return executable(tmp_path / "ncu", f"""
 import pathlib, sys
 args = sys.argv[1:]
@@ -425,6 +439,12 @@ elif mode == "no_gmma":
         log.write_text("==ERROR== Failed to find metric " + gmma + "\\n")
         sys.exit(1)
     log.write_text(pathlib.Path({str(no_gmma)!r}).read_text())
+elif mode == "no_xbar":
+    xbar = [m for m in metrics if "xbar" in m]
+    if xbar:
+        log.write_text("".join("==ERROR== Failed to find metric " + m + "\\n" for m in xbar))
+        sys.exit(1)
+    log.write_text(pathlib.Path({str(no_xbar)!r}).read_text())
 """)
 
 
@@ -555,6 +575,27 @@ def test_a_gpu_without_the_wgmma_metric_is_profiled_again_without_it(tmp_path, c
     assert list(data["pipe"]) == ["none", "HMMA"]
 
 
+def test_ncu_is_asked_for_the_crossbar_bytes_and_profiles_again_without_them_if_it_rejects_them(tmp_path, capsys):
+    code, _ = run_main(tmp_path)
+    assert code == 0
+    metrics = ncu_calls(tmp_path)[0][ncu_calls(tmp_path)[0].index("--metrics") + 1].split(",")
+    assert {ncu_profile.M_XBAR_READ, ncu_profile.M_XBAR_WRITE, ncu_profile.M_L2_SM_SECTORS} <= set(metrics)
+    (tmp_path / "ncu.calls").unlink()
+    capsys.readouterr()
+    fa_bench, ncu = stand_in_fa_bench(tmp_path, VALIDATION_EXPLAIN), stand_in_ncu(tmp_path, "no_xbar")
+    out = tmp_path / "results" / "xbar.csv"
+    assert ncu_profile.main(["--fa-bench", str(fa_bench), "--ncu", str(ncu), "--kernel", "mma,wgmma_overlap",
+                             "--out", str(out), "--table", "validation"]) == 0
+    calls = ncu_calls(tmp_path)
+    assert len(calls) == 2
+    assert not [m for m in calls[1][calls[1].index("--metrics") + 1].split(",") if "xbar" in m]
+    captured = capsys.readouterr()
+    assert "ncu rejected l1tex__m_xbar2l1tex_read_bytes.sum, l1tex__m_l1tex2xbar_write_bytes.sum" in captured.err
+    assert "no column for" not in captured.err
+    assert "† lts__t_sectors_srcunit_tex × 32 B" in captured.out
+    assert list(pd.read_csv(out)["l2_sm_counter"]) == ["lts_tex", "lts_tex"]
+
+
 def test_a_report_printed_to_stdout_instead_of_the_log_file_is_used(tmp_path):
     code, out = run_main(tmp_path, mode="stdout")
     assert code == 0
@@ -570,34 +611,108 @@ VALIDATION_RAW = DATA / "ncu_raw_validation_synthetic.csv"
 VALIDATION_EXPLAIN = DATA / "explain_validation_synthetic.csv"
 MODEL_HBM_BYTES = 268_435_000  # "2.68435e+08": the compulsory bytes, the K/V of the heads in flight fit the L2
 MODEL_L2_BYTES = 4_429_190_000  # "4.42919e+09": K/V once per 128-row tile
+O_BYTES = 4 * 16 * 4096 * 128 * 2  # 67,108,864: the bf16 O every rung writes
+MODEL_READ_BYTES = MODEL_L2_BYTES - O_BYTES  # 4,362,081,136
+# The fixture's crossbar bytes (read, write) and L2 sectors of the SMs.
+MMA_XBAR = (5_670_705_477, O_BYTES)  # reads 1.30 x the model's
+OVERLAP_XBAR = (4_362_076_160, O_BYTES)  # an H100's reading: the model's reads
+MMA_SECTORS, OVERLAP_SECTORS = 145_333_547, 96_889_031  # 1.05 and 0.70 x model_bytes
 
 
-def validation_data():
-    report = ncu_profile.parse_ncu_csv(VALIDATION_RAW.read_text(), names(), "fixture")
+def validation_data(text=None):
+    report = ncu_profile.parse_ncu_csv(VALIDATION_RAW.read_text() if text is None else text, names(), "fixture")
     return ncu_profile.join_with_explain(report, ncu_profile.read_explain_csv(VALIDATION_EXPLAIN), "none", "")
 
 
-def test_validation_compares_dram_with_the_hbm_term_and_the_sms_l2_sectors_with_the_l2_term():
+def validation_without_xbar():
+    """The validation fixture as a report from before the crossbar counters."""
+    banner, table = fixture_table(VALIDATION_RAW)
+    for metric in (ncu_profile.M_XBAR_READ, ncu_profile.M_XBAR_WRITE):
+        table = without_column(table, metric)
+    return render(banner, table)
+
+
+def test_validation_compares_dram_with_the_hbm_term_and_the_crossbar_bytes_with_the_l2_term():
     data = validation_data()
     mma, overlap = (data[data["kernel"] == k].iloc[0] for k in ("mma", "wgmma_overlap"))
     assert mma["model_hbm_bytes"] == MODEL_HBM_BYTES and mma["model_bytes"] == MODEL_L2_BYTES
-    # DRAM: 214,958,080 + 67,141,632 = 282,099,712 B; L2->SM: 145,333,547 sectors · 32 B.
+    # DRAM: 214,958,080 + 67,141,632 = 282,099,712 B.
     assert mma["measured_over_model"] == pytest.approx(282_099_712 / MODEL_HBM_BYTES, abs=1e-4)
-    assert mma["l2_sm_bytes"] == 145_333_547 * 32 == 4_650_673_504
-    assert mma["l2_sm_over_model"] == pytest.approx(1.05, abs=1e-4)
+    # L2->SM: the crossbar's read + write bytes; the L2's sectors · 32 B beside them.
+    assert (mma["l2_sm_read_bytes"], mma["l2_sm_write_bytes"]) == MMA_XBAR
+    assert mma["l2_sm_bytes"] == sum(MMA_XBAR) == 5_737_814_341
+    assert mma["l2_sm_counter"] == "xbar"
+    assert mma["l2_tex_sector_bytes"] == MMA_SECTORS * 32 == 4_650_673_504
+    assert mma["l2_sm_over_model"] == pytest.approx(sum(MMA_XBAR) / MODEL_L2_BYTES, abs=1e-4)  # 1.2955
     assert mma["l2_bytes"] == 9_500_000_000
     assert overlap["measured_over_model"] == pytest.approx(259_588_096 / MODEL_HBM_BYTES, abs=1e-4)
+    assert overlap["l2_sm_bytes"] == sum(OVERLAP_XBAR)
+    assert overlap["l2_sm_over_model"] == pytest.approx(1.0, abs=1e-4)
+    assert overlap["l2_tex_sector_bytes"] == OVERLAP_SECTORS * 32
+
+
+def test_the_reads_are_set_against_the_model_bytes_less_o():
+    data = validation_data()
+    mma, overlap = (data[data["kernel"] == k].iloc[0] for k in ("mma", "wgmma_overlap"))
+    assert mma["l2_sm_read_over_model"] == pytest.approx(1.30, abs=1e-4)
+    # Against model_bytes (not less O) it would read 0.9848, 1.5 % off; the fixture matches to 5 kB.
+    assert overlap["l2_sm_read_over_model"] == pytest.approx(OVERLAP_XBAR[0] / MODEL_READ_BYTES, abs=1e-4)
+    assert overlap["l2_sm_read_over_model"] == pytest.approx(1.0, abs=2e-6)
+
+
+@pytest.mark.parametrize("dtype,element", [("BFloat16", 2), ("Float16", 2), ("Float32", 4), ("Float8E4M3FN", 2)])
+def test_o_bytes_follow_the_output_dtype_fp8_writing_bf16(dtype, element):
+    row = {"dtype": dtype, "batch_size": 4, "num_head": 16, "seqlen_q": 4096, "head_dim": 128}
+    assert ncu_profile.output_bytes(row) == 4 * 16 * 4096 * 128 * element
+    # GQA: O has the query heads; Sk plays no part.
+    decode = {"dtype": dtype, "batch_size": 1, "num_head": 32, "num_head_kv": 8, "seqlen_q": 1,
+              "seqlen_k": 131072, "head_dim": 128}
+    assert ncu_profile.output_bytes(decode) == 32 * 128 * element
+    assert pd.isna(ncu_profile.output_bytes({**row, "dtype": "Float4"}))
+
+
+def test_a_report_without_the_crossbar_counters_falls_back_to_the_l2_sectors(capsys):
+    data = validation_data(validation_without_xbar())
+    assert "no column for" not in capsys.readouterr().err  # optional: not worth a warning
+    mma, overlap = (data[data["kernel"] == k].iloc[0] for k in ("mma", "wgmma_overlap"))
+    assert list(data["l2_sm_counter"]) == ["lts_tex", "lts_tex"]
+    assert mma["l2_sm_bytes"] == mma["l2_tex_sector_bytes"] == MMA_SECTORS * 32
+    assert mma["l2_sm_over_model"] == pytest.approx(1.05, abs=1e-4)
     assert overlap["l2_sm_over_model"] == pytest.approx(0.70, abs=1e-4)
+    assert pd.isna(mma["l2_sm_read_bytes"]) and pd.isna(mma["l2_sm_write_bytes"])
+    assert pd.isna(mma["l2_sm_read_over_model"])
+    printed = ncu_profile.validation_table(data)
+    table = {row["kernel"]: row for row in parse_markdown_table(printed)}
+    assert table["mma"]["L2→SM measured MB"] == "4,650.7 †" and table["mma"]["within 20 %"] == "yes"
+    assert table["wgmma_overlap"]["within 20 %"] == "no: L2"
+    assert table["mma"]["reads / model reads"] == "—"
+    assert "† lts__t_sectors_srcunit_tex × 32 B: the report has no crossbar counters" in printed
+    # Neither counter: no L2->SM bytes, no counter named.
+    banner, stripped = fixture_table(VALIDATION_RAW)
+    for metric in (ncu_profile.M_XBAR_READ, ncu_profile.M_XBAR_WRITE, ncu_profile.M_L2_SM_SECTORS):
+        stripped = without_column(stripped, metric)
+    neither = validation_data(render(banner, stripped))
+    assert neither["l2_sm_bytes"].isna().all() and list(neither["l2_sm_counter"].fillna("")) == ["", ""]
+    assert "†" not in ncu_profile.validation_table(neither)
 
 
 def test_the_validation_table_marks_what_agrees_within_20_percent():
-    table = {row["kernel"]: row for row in parse_markdown_table(ncu_profile.validation_table(validation_data()))}
+    printed = ncu_profile.validation_table(validation_data())
+    assert printed.splitlines()[0] == (
+        "| kernel | shape (B×H×Sq/Sk×D) | causal | tile | HBM model MB | DRAM measured MB | DRAM / model | "
+        "L2→SM model MB | L2→SM measured MB | L2→SM / model | reads / model reads | lts tex MB | within 20 % |")
+    table = {row["kernel"]: row for row in parse_markdown_table(printed)}
     assert table["mma"] == {
         "kernel": "mma", "shape (B×H×Sq/Sk×D)": "4×16×4096×128", "causal": "0", "tile": "128x32x128",
         "HBM model MB": "268.4", "DRAM measured MB": "282.1", "DRAM / model": "1.051",
-        "L2→SM model MB": "4,429.2", "L2→SM measured MB": "4,650.7", "L2→SM / model": "1.050", "within 20 %": "yes"}
-    assert table["wgmma_overlap"]["L2→SM / model"] == "0.700"
-    assert table["wgmma_overlap"]["within 20 %"] == "no: L2"
+        "L2→SM model MB": "4,429.2", "L2→SM measured MB": "5,737.8", "L2→SM / model": "1.296",
+        "reads / model reads": "1.300", "lts tex MB": "4,650.7", "within 20 %": "no: L2"}
+    assert table["wgmma_overlap"]["L2→SM measured MB"] == "4,429.2"
+    assert table["wgmma_overlap"]["L2→SM / model"] == "1.000"
+    assert table["wgmma_overlap"]["reads / model reads"] == "1.000"
+    assert table["wgmma_overlap"]["lts tex MB"] == "3,100.4"
+    assert table["wgmma_overlap"]["within 20 %"] == "yes"
+    assert "†" not in printed
     assert ncu_profile.within(1.25, float("nan")) == "no: DRAM"
     assert ncu_profile.within(float("nan"), float("nan")) == "—"
 
@@ -609,6 +724,7 @@ def test_an_explain_csv_from_before_model_v2_compares_dram_with_model_bytes():
     report = ncu_profile.parse_ncu_csv(RAW.read_text(), names(), "fixture")
     mma = row_of(ncu_profile.join_with_explain(report, older, "none", ""), "mma")
     assert pd.isna(mma["model_hbm_bytes"]) and pd.isna(mma["l2_sm_over_model"])
+    assert pd.isna(mma["l2_sm_read_over_model"])
     assert len(data) == 2
 
 
@@ -621,7 +737,13 @@ def test_from_ncu_csv_prints_the_validation_table(tmp_path, capsys):
     assert [row["kernel"] for row in parse_markdown_table(printed)] == ["mma", "wgmma_overlap"]
     written = pd.read_csv(out)
     assert list(written.columns) == ncu_profile.OUTPUT_COLUMNS
-    assert list(written["l2_sm_bytes"]) == [4_650_673_504, 3_100_448_992]
+    assert list(written["l2_sm_bytes"]) == [sum(MMA_XBAR), sum(OVERLAP_XBAR)]
+    assert list(written["l2_sm_read_bytes"]) == [MMA_XBAR[0], OVERLAP_XBAR[0]]
+    assert list(written["l2_sm_write_bytes"]) == [O_BYTES, O_BYTES]
+    assert list(written["l2_tex_sector_bytes"]) == [MMA_SECTORS * 32, OVERLAP_SECTORS * 32]
+    assert list(written["l2_sm_counter"]) == ["xbar", "xbar"]
+    assert list(written["l2_sm_read_over_model"]) == pytest.approx([1.30, 1.0], abs=1e-4)
+    assert "crossbar" in printed.splitlines()[0]
 
 
 def test_the_validation_preset_profiles_three_shapes_of_every_rung(tmp_path, capsys):
