@@ -68,7 +68,11 @@ __device__ __forceinline__ void mask_fragment(float (&s)[kMTiles][kNTiles][4], i
 // then exactly 1 for every row, or 0 applied to a still-zero O for rows that saw no key yet), at
 // the cost of one warp vote. Once the running max has settled this skips most key tiles'
 // kNTilesO·4·kMTiles FMULs, the largest non-MMA item of a tile at head_dim 128.
-template <bool kSkipUnitRescale = false, int kMTiles, int kNTiles, int kNTilesO>
+// kRowsMayBeEmpty: some row may have seen only masked keys so far (a masked tile); false drops the
+// -inf guard of the exponent offset. kBranchFreeRescale: the rescale factor without a branch (the
+// comment in the body); false keeps the branch, which rung 4 measured faster (see its call).
+template <bool kSkipUnitRescale = false, bool kRowsMayBeEmpty = true, bool kBranchFreeRescale = true, int kMTiles,
+          int kNTiles, int kNTilesO>
 __device__ __forceinline__ void softmax_rescale_fragment(float (&s)[kMTiles][kNTiles][4],
                                                          float (&o)[kMTiles][kNTilesO][4],
                                                          float (&m)[kMTiles][2], float (&l)[kMTiles][2],
@@ -79,31 +83,46 @@ __device__ __forceinline__ void softmax_rescale_fragment(float (&s)[kMTiles][kNT
     for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            float mx = s[mt][0][2 * h];
+            // Two independent chains (even and odd n-tiles) for the max and, below, the sum: a
+            // single chain is kNTiles dependent FMNMX and 2·kNTiles dependent FADDs per row, and
+            // with two warps per scheduler nothing else hides their latency.
+            float mx2[2] = {s[mt][0][2 * h], s[mt][kNTiles > 1 ? 1 : 0][2 * h]};
 #pragma unroll
             for (int nt = 0; nt < kNTiles; ++nt) {
-                mx = fmaxf(mx, fmaxf(s[mt][nt][2 * h], s[mt][nt][2 * h + 1]));
+                mx2[nt & 1] = fmaxf(mx2[nt & 1], fmaxf(s[mt][nt][2 * h], s[mt][nt][2 * h + 1]));
             }
-            mx = quad_allreduce_max(mx);
+            const float mx = quad_allreduce_max(fmaxf(mx2[0], mx2[1]));
             const float m_new = fmaxf(m[mt][h], mx * scale_log2);
             const bool changed = m_new != m[mt][h];
             max_changed |= changed;
-            // An unchanged max rescales by exactly 1 (not ex2.approx(0)), so skipping the O
-            // multiply below leaves O and l consistent.
-            alpha[mt][h] = changed ? online_softmax_rescale(m[mt][h], m_new) : 1.0f;
-            const float offset = online_softmax_offset(m_new);
+            // online_softmax_rescale without its branch: ptxas turns a ?: around the inline-asm
+            // ex2 into a divergent branch (BSSY/BSYNC, one per row and tile: 8.7 M BSSY and 15 M
+            // BRA in ncu at 2x32x8192x64, where the CuTe DSL example has none). Here ex2 always
+            // runs and a select picks: a changed max has m_new finite, so ex2(m_old - m_new) is
+            // 0 for m_old = -inf and the true factor otherwise; an unchanged max rescales by
+            // exactly 1 (not ex2.approx(0)), so skipping the O multiply below leaves O and l
+            // consistent, and its ex2(-inf - -inf) = NaN is never selected.
+            if constexpr (kBranchFreeRescale) {
+                const float ex = ptx::ex2_approx(m[mt][h] - m_new);
+                alpha[mt][h] = changed ? ex : 1.0f;
+            } else {
+                alpha[mt][h] = changed ? online_softmax_rescale(m[mt][h], m_new) : 1.0f;
+            }
+            // A row can still have no visible key only in a masked tile (kRowsMayBeEmpty): an
+            // unmasked tile has a finite max, so its offset needs no -inf guard.
+            const float offset = kRowsMayBeEmpty ? online_softmax_offset(m_new) : m_new;
             m[mt][h] = m_new;
-            float sum = 0.0f;
+            float sum2[2] = {0.0f, 0.0f};
 #pragma unroll
             for (int nt = 0; nt < kNTiles; ++nt) {
 #pragma unroll
                 for (int e = 0; e < 2; ++e) {
                     const float p = ptx::ex2_approx(fmaf(s[mt][nt][2 * h + e], scale_log2, -offset));
                     s[mt][nt][2 * h + e] = p;
-                    sum += p;
+                    sum2[e] += p;
                 }
             }
-            l[mt][h] = l[mt][h] * alpha[mt][h] + sum;
+            l[mt][h] = l[mt][h] * alpha[mt][h] + (sum2[0] + sum2[1]);
         }
     }
     if (!kSkipUnitRescale || __any_sync(0xffffffffu, max_changed)) {

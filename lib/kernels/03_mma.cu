@@ -51,6 +51,15 @@
 // 322 causal (101 %); 1x16x16384 346 (99 %) / 319 (100 %); d=64 2x32x8192 308 (101 %) / 289
 // (103 %), 1x32x16384 310 (101 %) / 298 (102 %). Every FA2-grid shape with seqlen >= 4096 is at
 // 92-104 % of FA2 (the previous sweep: 93-105 %).
+//
+// Against seed 001's own kernel (the CuTe DSL example, 128x64x128, same call, H100, bf16; README
+// "The mma.sync rungs against seed 001's kernel"): d=128 level (0.99-1.02x); d=64 behind, where
+// ncu showed the example's softmax straight-line and ours branching once per row and key tile
+// (the ?: around the inline-asm ex2). The branch-free factor (softmax_fragment.cuh) took
+// 2x32x8192x64 from 305 to 323 TFLOP/s non-causal and 286 to 302 causal (one call); with O always
+// rescaled at d=64 the rung runs 320 / 308 where the example runs 347 / 326 (another call,
+// 0.92-0.94x): at base clock 6.02 M cycles against its 5.67 M, with 35 M more integer
+// instructions per launch (address arithmetic) left to find.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -83,6 +92,13 @@ struct MmaTraits {
     static constexpr int kNWarps = kNWarps_;
     static constexpr int kNThreads = kNWarps * 32;
     static constexpr int kStages = 2;  // K/V double buffer: tile i+1 loads while tile i computes
+    // The online softmax's rescale factor without a per-row branch (softmax_fragment.cuh): +5-6 %
+    // at head_dim 64, level at 128, where the 255-register tile then spills 80 bytes, not 36.
+    static constexpr bool kBranchFreeRescale = kHeadDim == 64;
+    // Skip O's rescale by a warp vote when no row's max rose: worth it where O is large (d=128:
+    // 128 FMULs a thread); at d=64 always rescaling, as the CuTe DSL example does, measured
+    // +0-2 % (2x32x8192x64: 317.4 -> 318.1 TFLOP/s non-causal, 298.9 -> 305.3 causal; one call).
+    static constexpr bool kSkipUnitRescale = kHeadDim != 64;
 
     static constexpr int kWarpRows = kBlockM / kNWarps;  // query rows owned by one warp
     static constexpr int kMTiles = kWarpRows / 16;       // m16 tiles per warp (rows of S and O)
@@ -218,7 +234,7 @@ __device__ __forceinline__ void mma_key_tile(const LdsmAddr<Tr::kRowBytes>& v, i
         const int col0 = split_first_tile(p, ptx::ctaid_y(), Tr::kBlockN) * Tr::kBlockN + n_start + 2 * (tid % 4);
         mask_fragment(s, row0, col0, p.seqlen_k, p.causal, p.pack_gqa ? p.heads_per_kv : 1);
     }
-    softmax_rescale_fragment<true>(s, o, m, l, p.scale_log2);
+    softmax_rescale_fragment<Tr::kSkipUnitRescale, kMasked, Tr::kBranchFreeRescale>(s, o, m, l, p.scale_log2);
 
     uint32_t pa[Tr::kMTiles][Tr::kKStepsPV][4];
     convert_p_fragment<T>(s, pa);
