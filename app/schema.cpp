@@ -147,6 +147,7 @@ std::string schema_json() {
     for (DType t : kAllDTypes) {
         const Tolerance tol = tolerance_for(t);
         j.begin_object(true).field("name", dtype_name(t)).field("element_bytes", static_cast<int>(dtype_bytes(t)));
+        j.field("output_bytes", static_cast<int>(output_bytes(t)));  // O's element: FP8 writes bf16
         j.field("tolerance_rel_l2", tol.rel_l2).field("tolerance_max_rel", tol.max_rel).end_object();
     }
     j.end_array();

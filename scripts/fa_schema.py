@@ -124,6 +124,13 @@ class Schema:
     def dtypes(self) -> list[str]:
         return [d["name"] for d in self.data["dtypes"]]
 
+    def output_bytes(self, dtype: str) -> int:
+        """Bytes of one element of O for this input dtype (fa-bench's output_bytes: FP8 writes bf16)."""
+        for d in self.data["dtypes"]:
+            if d["name"] == dtype:
+                return int(d["output_bytes"])
+        raise KeyError(dtype)
+
     def tolerance(self, dtype: str) -> tuple[float, float]:
         """(rel_l2 limit, max_abs_err / max|ref| limit): fa-bench's tolerance_for(dtype)."""
         for d in self.data["dtypes"]:

@@ -115,9 +115,6 @@ SECTOR_BYTES = 32
 # What l2_sm_counter says measured l2_sm_bytes: the crossbar, or the L2's sectors in its stead.
 COUNTER_XBAR = "xbar"
 COUNTER_LTS = "lts_tex"
-# Bytes of one element of O by dtype (fa-bench's output_bytes, lib/fa/params.h: FP8 writes bf16 O);
-# neither --schema (its element_bytes are the inputs') nor the explain CSV says.
-OUTPUT_ELEMENT_BYTES = {"Float16": 2, "BFloat16": 2, "Float32": 4, "Float8E4M3FN": 2}
 # Without these there is nothing to report.
 REQUIRED_METRICS = [M_DURATION, M_DRAM_READ, M_DRAM_WRITE]
 
@@ -527,6 +524,7 @@ def join_with_explain(report: NcuReport, explain: pd.DataFrame, clock_control: s
         seen[key] = occurrence + 1
         explain_row_of[(key, occurrence)] = index
 
+    schema = report.names.schema if report.names is not None else None  # O's element size (output_bytes)
     order = list(dict.fromkeys(launches["group"]))  # first-launch order
     order.sort(key=lambda g: explain_row_of.get(g, len(expected_keys)))  # stable: unknown ones keep theirs
     rows = []
@@ -552,7 +550,8 @@ def join_with_explain(report: NcuReport, explain: pd.DataFrame, clock_control: s
         row["l2_sm_over_model"] = ratio_or_nan(row["l2_sm_bytes"], l2_model)
         # The reads against the model's bytes less O, the one thing every rung writes back. Split-KV
         # partials and naive's S and P are written and read again: for those the ratio runs low.
-        row["l2_sm_read_over_model"] = ratio_or_nan(row["l2_sm_read_bytes"], l2_model - output_bytes(row))
+        row["l2_sm_read_over_model"] = ratio_or_nan(row["l2_sm_read_bytes"],
+                                                    l2_model - output_bytes(row, schema))
         row.update(clock_control=clock_control, ncu_version=ncu_version)
         rows.append(row)
     profiled = set(order)
@@ -563,10 +562,13 @@ def join_with_explain(report: NcuReport, explain: pd.DataFrame, clock_control: s
     return tidy_output(pd.DataFrame(rows, columns=OUTPUT_COLUMNS))
 
 
-def output_bytes(row: dict) -> float:
-    """Bytes of O the problem writes: B·H·Sq·D elements of the dtype's output type; NaN for a dtype
-    this script does not know."""
-    element = OUTPUT_ELEMENT_BYTES.get(row["dtype"])
+def output_bytes(row: dict, schema: fa_schema.Schema | None) -> float:
+    """Bytes of O the problem writes: B·H·Sq·D elements of the dtype's output type, as fa-bench's
+    schema gives it; NaN without a schema or for a dtype it does not know."""
+    try:
+        element = schema.output_bytes(row["dtype"]) if schema is not None else None
+    except KeyError:
+        element = None
     if element is None:
         return math.nan
     return float(row["batch_size"] * row["num_head"] * row["seqlen_q"] * row["head_dim"] * element)

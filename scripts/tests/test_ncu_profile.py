@@ -661,14 +661,15 @@ def test_the_reads_are_set_against_the_model_bytes_less_o():
 
 
 @pytest.mark.parametrize("dtype,element", [("BFloat16", 2), ("Float16", 2), ("Float32", 4), ("Float8E4M3FN", 2)])
-def test_o_bytes_follow_the_output_dtype_fp8_writing_bf16(dtype, element):
+def test_o_bytes_follow_the_output_dtype_fp8_writing_bf16(dtype, element, schema):
     row = {"dtype": dtype, "batch_size": 4, "num_head": 16, "seqlen_q": 4096, "head_dim": 128}
-    assert ncu_profile.output_bytes(row) == 4 * 16 * 4096 * 128 * element
+    assert ncu_profile.output_bytes(row, schema) == 4 * 16 * 4096 * 128 * element
     # GQA: O has the query heads; Sk plays no part.
     decode = {"dtype": dtype, "batch_size": 1, "num_head": 32, "num_head_kv": 8, "seqlen_q": 1,
               "seqlen_k": 131072, "head_dim": 128}
-    assert ncu_profile.output_bytes(decode) == 32 * 128 * element
-    assert pd.isna(ncu_profile.output_bytes({**row, "dtype": "Float4"}))
+    assert ncu_profile.output_bytes(decode, schema) == 32 * 128 * element
+    assert pd.isna(ncu_profile.output_bytes({**row, "dtype": "Float4"}, schema))
+    assert pd.isna(ncu_profile.output_bytes(row, None))
 
 
 def test_a_report_without_the_crossbar_counters_falls_back_to_the_l2_sectors(capsys):

@@ -4,30 +4,14 @@
 #include <string>
 #include <vector>
 
+#include "csv_writer.h"
 #include "report.h"
 
 namespace {
 
-// Splits one RFC 4180 line into fields (quoted fields may hold commas and doubled quotes).
-std::vector<std::string> split_csv(const std::string& line) {
-    std::vector<std::string> out(1);
-    bool quoted = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') out.back() += '"', ++i;
-            else if (c == '"') quoted = false;
-            else out.back() += c;
-        } else if (c == '"') quoted = true;
-        else if (c == ',') out.emplace_back();
-        else out.back() += c;
-    }
-    return out;
-}
-
 // The cell of column `col` in the CSV line of `r`.
 std::string cell(const fa::ResultRow& r, const std::string& col) {
-    const std::vector<std::string> fields = split_csv(fa::csv_line(r));
+    const std::vector<std::string> fields = fa::csv_split(fa::csv_line(r));
     for (std::size_t i = 0; i < fields.size(); ++i)
         if (fa::csv_columns()[i] == col) return fields[i];
     FAIL("no column " << col);
@@ -66,7 +50,7 @@ TEST_CASE("CSV quoting follows RFC 4180", "[report]") {
 }
 
 TEST_CASE("a CSV line has one field per header column, in order", "[report]") {
-    const std::vector<std::string> fields = split_csv(fa::csv_line(sample_row()));
+    const std::vector<std::string> fields = fa::csv_split(fa::csv_line(sample_row()));
     REQUIRE(fields.size() == fa::csv_columns().size());
     auto field = [&](const std::string& col) {
         for (std::size_t i = 0; i < fields.size(); ++i)
@@ -89,7 +73,7 @@ TEST_CASE("untimed rows leave the time columns empty", "[report]") {
     fa::ResultRow r = sample_row();
     r.timed = false;
     r.m_block_size = r.n_block_size = r.num_threads = 0;
-    const std::vector<std::string> fields = split_csv(fa::csv_line(r));
+    const std::vector<std::string> fields = fa::csv_split(fa::csv_line(r));
     for (std::size_t i = 0; i < fields.size(); ++i) {
         const std::string& col = fa::csv_columns()[i];
         if (col == "time_ms_median" || col == "tflops" || col == "bandwidth_gbs" || col == "m_block_size") {
