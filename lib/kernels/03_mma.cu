@@ -7,9 +7,11 @@
 //   - Q, K, V arrive by 16-byte cp.async into row-major tiles whose 16-byte chunks are XOR swizzled
 //     (smem_swizzle.cuh): cp.async writes, ldmatrix reads and the epilogue are all bank-conflict
 //     free (unswizzled, the 128/256-byte pitch makes every ldmatrix phase an 8-way conflict).
-//   - K and V are double buffered: tile i+1 is requested right after the one __syncthreads of
-//     iteration i, which both publishes tile i and retires tile i-1's buffer, so a whole
-//     iteration of MMAs hides the copy's L2 latency.
+//   - K and V are double buffered: one __syncthreads per key tile publishes tile i and retires
+//     tile i-1's buffers; tile i+1's K is requested after Q·Kᵀ(i) and its V after softmax(i), so
+//     the copies issue while this warp's shared-memory pipe is otherwise idle, not in the ldmatrix
+//     burst every warp of the CTA starts right after the barrier (+2-4 % over issuing both there;
+//     two barriers per tile as the CuTe example does, -4 to -8 %; session 6, calls 3-5).
 //   - S = Q·Kᵀ accumulates in registers; the online softmax runs on the accumulator fragments
 //     (softmax_fragment.cuh: exp2 with the scale folded into one FFMA per element, O rescale
 //     skipped by a warp vote when no row's max moved); P is packed to 16 bits straight into the
@@ -29,16 +31,16 @@
 // critical path on an H100: ~19 FLOP per byte of ldmatrix + cp.async traffic at d=128 against
 // ~13 with 16 rows per warp, whose ceiling (~1700 FLOP/clk/SM at 128 B/clk) sits barely above the
 // ~1500 FLOP/clk/SM FA2 reaches. The price is registers, 128 fp32 of O per thread at d=128 plus
-// S. FA2's 128x64 tile at d=128 does not fit in 255 registers with this code: ptxas (CUDA 13.0,
-// sm_80) gives it 255 registers and spills 28 bytes (44 loaded back) a thread, 96 KB smem. It was
-// built as the CuTe DSL example's default tile (issue #13) and --autotune found it faster than the
-// spill-free 128 x 32 (245 registers, 64 KB), so it is the d=128 default since 2026-11-23:
-// H100 SXM, bf16, one device call, TFLOP/s 128x64 vs 128x32 — 4x16x8192 385.7 vs 340.2
-// non-causal, 360.9 vs 320.8 causal; 1x16x16384 388.2 vs 349.8, 353.7 vs 317.0 (+11-13 %). Half
-// as many key tiles halves the barriers and the online-softmax rescales per row; the 28 spilled
-// bytes sit outside the inner loop. fp16 follows bf16 (same code and registers; not timed apart).
+// S. FA2's 128x64 tile at d=128 fits 255 registers with no spill (ptxas, CUDA 13.0, sm_90) since
+// the K/V source pointers run down one tile per iteration; before, it spilled 28-36 bytes. It was
+// built as the CuTe DSL example's default tile (issue #13) and --autotune found it faster than
+// 128 x 32 (64 KB), so it is the d=128 default since 2026-11-23: H100 SXM, bf16, one device call,
+// TFLOP/s 128x64 vs 128x32 — 4x16x8192 385.7 vs 340.2 non-causal, 360.9 vs 320.8 causal;
+// 1x16x16384 388.2 vs 349.8, 353.7 vs 317.0 (+11-13 %). Half as many key tiles halves the
+// barriers and the online-softmax rescales per row. fp16 follows bf16 (same code and registers;
+// not timed apart).
 //   d=128: 128 x 64, 4 warps, 96 KB smem (128 x 32 kept: 64 KB, no spill).
-//   d=64: 128 x 64, 4 warps, 48 KB (222-231 registers).
+//   d=64: 128 x 64, 4 warps, 48 KB (228 registers).
 //   64 x 64 (16 rows per warp) rows serve short sequences, where 128-row tiles leave SMs idle.
 // Two CTAs per SM fit both limits at 128 x 32 (2 x 4 warps x 248 registers per SM sub-partition's
 // 16 K, 2 x 64 KB of shared memory) and at 128 x 64 (2 x 96 KB of the 227 KB).
@@ -52,15 +54,25 @@
 // (103 %), 1x32x16384 310 (101 %) / 298 (102 %). Every FA2-grid shape with seqlen >= 4096 is at
 // 92-104 % of FA2 (the previous sweep: 93-105 %).
 //
-// Against seed 001's own kernel (the CuTe DSL example, 128x64x128, same call, H100, bf16; README
-// "The mma.sync rungs against seed 001's kernel"): d=128 level (0.99-1.02x); d=64 behind, where
-// ncu showed the example's softmax straight-line and ours branching once per row and key tile
-// (the ?: around the inline-asm ex2). The branch-free factor (softmax_fragment.cuh) took
-// 2x32x8192x64 from 305 to 323 TFLOP/s non-causal and 286 to 302 causal (one call); with O always
-// rescaled at d=64 the rung runs 320 / 308 where the example runs 347 / 326 (another call,
-// 0.92-0.94x): at base clock 6.02 M cycles against its 5.67 M, with 35 M more integer
-// instructions per launch; ~37 per warp and key tile rebuild the next tile's 64-bit cp.async
-// source addresses (opaque_ptr below), the next thing to measure.
+// Against seed 001's own kernel (the CuTe DSL example, 128x64x128, H100, bf16, one device call;
+// README "The mma.sync rungs against seed 001's kernel"), TFLOP/s this rung / the example, two
+// rounds: 4x16x8192x128 381 / 380 non-causal, 359 / 346 causal; 1x16x16384x128 384 / 384,
+// 358 / 341 (1.00-1.05x); 2x32x8192x64 333 / 350, 315 / 325 (0.95-0.97x). What closed d=128 and
+// part of d=64, each measured in one call against the build before it:
+//   - the softmax's rescale factor without a branch (softmax_fragment.cuh; ncu showed the
+//     example straight-line and this rung branching around the inline-asm ex2 once per row and
+//     key tile): d=64 305 -> 323 non-causal, 286 -> 302 causal;
+//   - O always rescaled at d=64, as the example does (its FMUL count): +0-2 %;
+//   - the K/V copies issued after Q·Kᵀ and after the softmax (above): d=64 +3 %, d=128 +2-3 %;
+//   - the running K/V source pointers (k_next below): level in time (the ~37 integer
+//     instructions per warp and key tile they saved were not on the critical path), but they
+//     freed the registers that let d=128 take the branch-free rescale factor without spilling.
+// Measured and dropped: two barriers per tile with separate K and V waits (the example's
+// schedule), -4 to -8 %; the copies without the `more` branch (one basic block from the barrier
+// to the end of P·V, 255 registers at d=64), level. At d=64 the example is still 3-5 % ahead at
+// the same instruction mix (HMMA, LDSM, LDGSTS, MUFU counts equal): ptxas interleaves its
+// exponentials with the P·V HMMAs, where this rung's HMMA stalls are more often math-pipe and
+// short-scoreboard waits (ncu, session 5).
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -94,8 +106,9 @@ struct MmaTraits {
     static constexpr int kNThreads = kNWarps * 32;
     static constexpr int kStages = 2;  // K/V double buffer: tile i+1 loads while tile i computes
     // The online softmax's rescale factor without a per-row branch (softmax_fragment.cuh): +5-6 %
-    // at head_dim 64, level at 128, where the 255-register tile then spills 80 bytes, not 36.
-    static constexpr bool kBranchFreeRescale = kHeadDim == 64;
+    // at head_dim 64; at 128 +0-2 % (session 6, call 2), taken since the running K/V pointers left
+    // room for it (255 registers, no spill; with the old address math it spilled 80 bytes).
+    static constexpr bool kBranchFreeRescale = true;
     // Skip O's rescale by a warp vote when no row's max rose: worth it where O is large (d=128:
     // 128 FMULs a thread); at d=64 always rescaling, as the CuTe DSL example does, measured
     // +0-2 % (2x32x8192x64: 317.4 -> 318.1 TFLOP/s non-causal, 298.9 -> 305.3 causal; one call).
@@ -183,15 +196,16 @@ __device__ __forceinline__ void cp_async_rows(uint32_t smem_dst, const typename 
     }
 }
 
-// One key tile: S = Q·Kᵀ, mask (kMasked only), online softmax, O += P·V. v: kRowsFirst addresses
+// One key tile: S = Q·Kᵀ, after_qk(), mask (kMasked only), online softmax, after_softmax(), O += P·V
+// (the two hooks issue the next tile's copies; see the main loop). v: kRowsFirst addresses
 // of the current V stage; q_delta moves them to this warp's Q rows, k_delta to the current K
 // stage in kChunksFirst order (smem_swizzle.cuh). The register order each ldmatrix.x4 yields is
 // documented at its use.
-template <typename Tr, bool kMasked>
+template <typename Tr, bool kMasked, typename AfterQK, typename AfterSoftmax>
 __device__ __forceinline__ void mma_key_tile(const LdsmAddr<Tr::kRowBytes>& v, int32_t q_delta, int32_t k_delta,
                                              float (&o)[Tr::kMTiles][Tr::kNTilesO][4], float (&m)[Tr::kMTiles][2],
                                              float (&l)[Tr::kMTiles][2], int m_start, int n_start,
-                                             const FwdParams& p) {
+                                             const FwdParams& p, AfterQK after_qk, AfterSoftmax after_softmax) {
     using T = typename Tr::T;
 
     float s[Tr::kMTiles][Tr::kNTilesS][4];
@@ -225,6 +239,7 @@ __device__ __forceinline__ void mma_key_tile(const LdsmAddr<Tr::kRowBytes>& v, i
         }
     }
 
+    after_qk();
     if constexpr (kMasked) {
         // Lane-dependent row/column origins are re-derived here from a fresh %tid.x rather than
         // kept live across the Q·Kᵀ loop, where register pressure peaks (3 registers there).
@@ -239,6 +254,7 @@ __device__ __forceinline__ void mma_key_tile(const LdsmAddr<Tr::kRowBytes>& v, i
 
     uint32_t pa[Tr::kMTiles][Tr::kKStepsPV][4];
     convert_p_fragment<T>(s, pa);
+    after_softmax();
 
 #pragma unroll
     for (int kk = 0; kk < Tr::kKStepsPV; ++kk) {
@@ -333,22 +349,38 @@ __global__ void __launch_bounds__(Tr::kNThreads, 2) mma_fwd_kernel(const __grid_
     int32_t q_delta = static_cast<int32_t>(sQ + warp_row * Tr::kRowBytes - sV);
     uint32_t kv_dst = sK + Tr::kTileKVBytes + cp_off;  // V's is kv_dst + (sV - sK)
 
+    // This thread's first source chunk of the next K/V tile to load, stepped down one tile per
+    // iteration: two 64-bit subtractions, where deriving it from the tile index cost ~37 integer
+    // instructions per warp and tile (ncu source view, session 5); it also freed the registers
+    // that made the 128x64 tile at d=128 spill (255 registers, 36 bytes -> 0).
+    const T* k_next = k_base + (n_last - Tr::kBlockN) * p.k_row_stride + k_thread_off;
+    const T* v_next = v_base + (n_last - Tr::kBlockN) * p.v_row_stride + v_thread_off;
+    const int64_t k_tile_step = static_cast<int64_t>(Tr::kBlockN) * p.k_row_stride;
+    const int64_t v_tile_step = static_cast<int64_t>(Tr::kBlockN) * p.v_row_stride;
     // Iteration i handles key tile keys.end-1-i, i.e. n_tiles-1-i counted from k_base.
     auto iteration = [&](int i, auto masked) {
         ptx::cp_async_wait_group<0>();
         // Publishes tile i to every warp and proves all warps are done with tile i-1, whose
-        // stage the next load overwrites.
+        // stages the next loads overwrite.
         __syncthreads();
-        if (i + 1 < n_tiles) {
-            const int n0 = (n_tiles - 2 - i) * Tr::kBlockN;
-            cp_async_rows<Tr, Tr::kBlockN, false>(kv_dst, opaque_ptr(k_base + n0 * p.k_row_stride) + k_thread_off,
-                                                  p.k_row_stride, 0, 0, nullptr);
-            cp_async_rows<Tr, Tr::kBlockN, false>(kv_dst + (sV - sK), opaque_ptr(v_base + n0 * p.v_row_stride) + v_thread_off,
-                                                  p.v_row_stride, 0, 0, nullptr);
-            ptx::cp_async_commit_group();
-        }
+        const bool more = i + 1 < n_tiles;
+        // Tile i+1's copies leave where this warp's shared-memory pipe is otherwise idle: K after
+        // Q·Kᵀ's ldmatrix burst (right after the barrier every warp of the CTA issues it at once),
+        // V after the softmax (MUFU and FMA work), one commit group for both.
+        auto load_k = [&] {
+            if (more) cp_async_rows<Tr, Tr::kBlockN, false>(kv_dst, opaque_ptr(k_next), p.k_row_stride, 0, 0, nullptr);
+        };
+        auto load_v = [&] {
+            if (more) {
+                cp_async_rows<Tr, Tr::kBlockN, false>(kv_dst + (sV - sK), opaque_ptr(v_next), p.v_row_stride, 0, 0,
+                                                      nullptr);
+                ptx::cp_async_commit_group();
+            }
+        };
         mma_key_tile<Tr, decltype(masked)::value>(v_addr, q_delta, k_delta, o, m, l, m_start,
-                                                  (n_tiles - 1 - i) * Tr::kBlockN, p);
+                                                  (n_tiles - 1 - i) * Tr::kBlockN, p, load_k, load_v);
+        k_next -= k_tile_step;
+        v_next -= v_tile_step;
         const int32_t stage_step = (i & 1) ? -Tr::kTileKVBytes : Tr::kTileKVBytes;  // to the other stage
         v_addr.advance(stage_step);
         q_delta -= stage_step;
