@@ -4,6 +4,10 @@
 #   scripts/dev.sh test   install what is missing, build, run every test (CTest: Catch2 unit
 #                         tests, the CLI checks, the GPU tests — skipped visibly without a GPU —
 #                         and the scripts' pytest suite)
+#   scripts/dev.sh regs [lib/kernels/X.cu ...]
+#                         registers, stack and spill bytes of every kernel instance of those
+#                         files (default: all of lib/kernels), from ptxas -v with the build's own
+#                         flags (scripts/ptxas_report.py); no GPU needed
 # Extra arguments after `run` go to fa-bench. BUILD_DIR (default build) and
 # CMAKE_CUDA_ARCHITECTURES (default: CMakeLists.txt's 80) may be set in the environment.
 set -euo pipefail
@@ -51,11 +55,44 @@ configure_and_build() {
     cmake --build "$build" -j "$(nproc)"
 }
 
+# ptxas -v for each kernel source through the build's own compile command (ninja knows it: the
+# architectures and flags CMake chose), the object written nowhere.
+kernel_registers() {
+    local files=("$@") status=0
+    ((${#files[@]})) || files=("$repo"/lib/kernels/*.cu)
+    [[ -f "$build/build.ninja" ]] || configure_and_build
+    local targets
+    targets="$(ninja -C "$build" -t targets all | sed -n 's/^\(.*\/kernels\/[^/]*\.cu\.o\): .*/\1/p')"
+    for f in "${files[@]}"; do
+        local base found=0 target cmd
+        base="$(basename "$f")"
+        # A source may be compiled into more than one library (e.g. once portable, once for sm_90a).
+        while read -r target; do
+            [[ -n "$target" ]] || continue
+            found=1
+            cmd="$(ninja -C "$build" -t commands "$target" | tail -n 1 |
+                sed -E 's/ -MD -MT [^ ]+ -MF [^ ]+//; s/ -o [^ ]+$/ -o \/dev\/null/')"
+            echo "== $base ($(basename "$(dirname "$(dirname "$target")")"))"
+            (cd "$build" && eval "$cmd -Xptxas -v") 2>&1 | python3 "$repo/scripts/ptxas_report.py" || status=$?
+        done < <(grep "/kernels/$base.o\$" <<<"$targets" || true)
+        if ((!found)); then
+            echo "dev.sh regs: $f is not a kernel source of this build (lib/kernels/*.cu)" >&2
+            status=2
+        fi
+    done
+    return "$status"
+}
+
+usage() {
+    echo "usage: scripts/dev.sh run [fa-bench flags...] | scripts/dev.sh test | scripts/dev.sh regs [lib/kernels/X.cu ...]"
+}
+
 case "$mode" in
     -h|--help)
-        echo "usage: scripts/dev.sh run [fa-bench flags...] | scripts/dev.sh test"
+        usage
         echo "  run   install what is missing (apt), build, run fa-bench (flags go to it)"
         echo "  test  install what is missing, build, make build/venv (scripts/requirements.txt), run CTest"
+        echo "  regs  registers / stack / spill bytes per kernel instance of those files (ptxas -v, the build's flags)"
         echo "  BUILD_DIR (default build) and CMAKE_CUDA_ARCHITECTURES (default 80) may be set"
         exit 0
         ;;
@@ -71,8 +108,12 @@ case "$mode" in
         cd "$build"
         exec ctest --output-on-failure -j "$(nproc)"
         ;;
+    regs)
+        install_missing
+        kernel_registers "$@"
+        ;;
     *)
-        echo "usage: scripts/dev.sh run [fa-bench flags...] | scripts/dev.sh test" >&2
+        usage >&2
         exit 2
         ;;
 esac
