@@ -48,10 +48,14 @@ python_env() {
     fi
 }
 
-configure_and_build() {
+configure() {
     local arch=()
     [[ -n "${CMAKE_CUDA_ARCHITECTURES:-}" ]] && arch=(-DCMAKE_CUDA_ARCHITECTURES="$CMAKE_CUDA_ARCHITECTURES")
     cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFA_PYTHON="$venv/bin/python" "${arch[@]}"
+}
+
+configure_and_build() {
+    configure
     cmake --build "$build" -j "$(nproc)"
 }
 
@@ -60,7 +64,7 @@ configure_and_build() {
 kernel_registers() {
     local files=("$@") status=0
     ((${#files[@]})) || files=("$repo"/lib/kernels/*.cu)
-    [[ -f "$build/build.ninja" ]] || configure_and_build
+    [[ -f "$build/build.ninja" ]] || configure  # the compile commands only; nothing is built
     local targets
     targets="$(ninja -C "$build" -t targets all | sed -n 's/^\(.*\/kernels\/[^/]*\.cu\.o\): .*/\1/p')"
     for f in "${files[@]}"; do

@@ -105,10 +105,6 @@ struct MmaTraits {
     static constexpr int kNWarps = kNWarps_;
     static constexpr int kNThreads = kNWarps * 32;
     static constexpr int kStages = 2;  // K/V double buffer: tile i+1 loads while tile i computes
-    // The online softmax's rescale factor without a per-row branch (softmax_fragment.cuh): +5-6 %
-    // at head_dim 64; at 128 +0-2 % (session 6, call 2), taken since the running K/V pointers left
-    // room for it (255 registers, no spill; with the old address math it spilled 80 bytes).
-    static constexpr bool kBranchFreeRescale = true;
     // Skip O's rescale by a warp vote when no row's max rose: worth it where O is large (d=128:
     // 128 FMULs a thread); at d=64 always rescaling, as the CuTe DSL example does, measured
     // +0-2 % (2x32x8192x64: 317.4 -> 318.1 TFLOP/s non-causal, 298.9 -> 305.3 causal; one call).
@@ -250,7 +246,10 @@ __device__ __forceinline__ void mma_key_tile(const LdsmAddr<Tr::kRowBytes>& v, i
         const int col0 = split_first_tile(p, ptx::ctaid_y(), Tr::kBlockN) * Tr::kBlockN + n_start + 2 * (tid % 4);
         mask_fragment(s, row0, col0, p.seqlen_k, p.causal, p.pack_gqa ? p.heads_per_kv : 1);
     }
-    softmax_rescale_fragment<Tr::kSkipUnitRescale, kMasked, Tr::kBranchFreeRescale>(s, o, m, l, p.scale_log2);
+    // The rescale factor without a per-row branch (the function's default): +5-6 % at head_dim 64; at
+    // 128 +0-2 % (session 6, call 2), taken since the running K/V pointers left room for it (255
+    // registers, no spill; with the old address math it spilled 80 bytes).
+    softmax_rescale_fragment<Tr::kSkipUnitRescale, kMasked>(s, o, m, l, p.scale_log2);
 
     uint32_t pa[Tr::kMTiles][Tr::kKStepsPV][4];
     convert_p_fragment<T>(s, pa);
