@@ -129,35 +129,34 @@ __device__ __forceinline__ void issue_pv(float (&o)[Tr::kAccO], const uint32_t (
     }
 }
 
-// Mask, online-softmax update and exponentiation of one S tile, in place (s becomes P in fp32).
-// Returns through `rescale` the factor the caller must apply to O for each of its two rows.
-// `t`: the tile's index among the CTA's key tiles (its keys start at key tile key_tile_begin + t).
-template <class Tr>
-__device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_max)[2], float (&row_sum)[2],
-                                             float (&rescale)[2], const FwdParams& p, const BlockCoords& blk, int t,
-                                             const ConsumerThread<Tr>& c) {
-    constexpr int kBlockN = Tr::kBlockN;
-    const int m_start = blk.m_start, n_start = (blk.key_tile_begin + t) * kBlockN, r0 = c.r0, c0 = c.c0;
-    // Keys >= seqlen_k (zero-filled by TMA) and, causal, keys past the diagonal of each row's query
-    // position (row / g with packed GQA, g read from the parameters: no register in the loop).
-    const int g = rows_per_position(p);
-    if (tile_needs_mask(m_start / g, n_start, kBlockN, p.seqlen_k, p.causal)) {
-        const int pos0 = (m_start + r0) / g, pos1 = (m_start + r0 + 8) / g;
+// Sets S to -inf where a key is not visible: keys >= seqlen_k (zero-filled by TMA) and, causal,
+// keys past the diagonal of the row's query position. pos0 / pos1: the query positions of this
+// thread's two rows (r0, r0 + 8); n_start: the tile's first key; c0: this thread's first column.
+template <int kBlockN, int kAccS>
+__device__ __forceinline__ void mask_tile(float (&s)[kAccS], int pos0, int pos1, int n_start, int c0,
+                                          const FwdParams& p) {
 #pragma unroll
-        for (int j = 0; j < kBlockN / 8; ++j)
+    for (int j = 0; j < kBlockN / 8; ++j)
 #pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const int col = n_start + 8 * j + c0 + (e & 1);
-                if (!key_visible(e >> 1 ? pos1 : pos0, col, p.seqlen_k, p.causal)) s[4 * j + e] = -CUDART_INF_F;
-            }
-    }
+        for (int e = 0; e < 4; ++e) {
+            const int col = n_start + 8 * j + c0 + (e & 1);
+            if (!key_visible(e >> 1 ? pos1 : pos0, col, p.seqlen_k, p.causal)) s[4 * j + e] = -CUDART_INF_F;
+        }
+}
+
+// The online-softmax update and exponentiation of one (masked) S tile, in place: s becomes
+// 2^p_shift_log2 · P in fp32 (the shift is 0 for bf16/fp16; rung 8 scales P into e4m3's range).
+// scale_log2 maps raw S to base-2 logits. Returns through `rescale` the factor the caller must
+// apply to O for each of the thread's two rows.
+template <int kBlockN, int kAccS>
+__device__ __forceinline__ void online_softmax_tile(float (&s)[kAccS], float (&row_max)[2], float (&row_sum)[2],
+                                                    float (&rescale)[2], float scale_log2, float p_shift_log2) {
     float tile_max[2] = {-CUDART_INF_F, -CUDART_INF_F};
 #pragma unroll
     for (int j = 0; j < kBlockN / 8; ++j) {
         tile_max[0] = fmaxf(tile_max[0], fmaxf(s[4 * j + 0], s[4 * j + 1]));
         tile_max[1] = fmaxf(tile_max[1], fmaxf(s[4 * j + 2], s[4 * j + 3]));
     }
-    const float scale_log2 = p.scale_log2;
     float offset[2];
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -170,7 +169,8 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_
         // block, which ptxas schedules freely between the two wgmma waits.
         const float ex = ptx::ex2_approx(row_max[h] - m_new);  // NaN only if both are -inf
         rescale[h] = row_max[h] == -CUDART_INF_F ? 0.0f : ex;
-        offset[h] = m_new == -CUDART_INF_F ? 0.0f : m_new;
+        // A fully masked row keeps offset 0, so its P is 0.
+        offset[h] = m_new == -CUDART_INF_F ? 0.0f : m_new - p_shift_log2;
         row_max[h] = m_new;
         row_sum[h] *= rescale[h];
     }
@@ -182,6 +182,23 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_
             s[4 * j + e] = pv;
             row_sum[e >> 1] += pv;
         }
+}
+
+// Mask, online-softmax update and exponentiation of one S tile, in place (s becomes P in fp32).
+// Returns through `rescale` the factor the caller must apply to O for each of its two rows.
+// `t`: the tile's index among the CTA's key tiles (its keys start at key tile key_tile_begin + t).
+template <class Tr>
+__device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_max)[2], float (&row_sum)[2],
+                                             float (&rescale)[2], const FwdParams& p, const BlockCoords& blk, int t,
+                                             const ConsumerThread<Tr>& c) {
+    constexpr int kBlockN = Tr::kBlockN;
+    const int m_start = blk.m_start, n_start = (blk.key_tile_begin + t) * kBlockN, r0 = c.r0;
+    // Packed GQA: a row's query position is row / g, g read from the parameters (no register in
+    // the loop).
+    const int g = rows_per_position(p);
+    if (tile_needs_mask(m_start / g, n_start, kBlockN, p.seqlen_k, p.causal))
+        mask_tile<kBlockN>(s, (m_start + r0) / g, (m_start + r0 + 8) / g, n_start, c.c0, p);
+    online_softmax_tile<kBlockN>(s, row_max, row_sum, rescale, p.scale_log2, 0.0f);
 }
 
 // P (fp32, accumulator layout) -> wgmma A fragments. k16 step kk covers accumulator groups 2kk and

@@ -403,51 +403,18 @@ __device__ __forceinline__ void issue_pv(float (&o)[Tr::kAccO], const uint32_t (
     }
 }
 
-// Mask and online softmax of one S tile in place (s becomes 2^8·P in fp32), as rung 7's
-// softmax_tile with S's scale q_descale·k_descale·softmax_scale·log2(e) and the P offset.
+// Mask and online softmax of one S tile in place (s becomes 2^8·P in fp32): rung 7's steps
+// (wgmma_steps.cuh) with S's scale q_descale·k_descale·softmax_scale·log2(e) and P shifted up by
+// 2^kPScaleLog2, so p = 2^(s' - (m - 8)) is at most 256.
 __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_max)[2], float (&row_sum)[2],
                                              float (&rescale)[2], const FwdParams& p, const BlockCoords& blk, int t,
                                              const Fp8Consumer& c, const int (&pos)[3]) {
     constexpr int kBlockN = Tr::kBlockN;
     const int n_start = (blk.key_tile_begin + t) * kBlockN;
-    if (tile_needs_mask(pos[0], n_start, kBlockN, p.seqlen_k, p.causal)) {
-        const int pos0 = pos[1], pos1 = pos[2];
-#pragma unroll
-        for (int j = 0; j < kBlockN / 8; ++j)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const int col = n_start + 8 * j + c.c0 + (e & 1);
-                if (!key_visible(e >> 1 ? pos1 : pos0, col, p.seqlen_k, p.causal)) s[4 * j + e] = -CUDART_INF_F;
-            }
-    }
-    float tile_max[2] = {-CUDART_INF_F, -CUDART_INF_F};
-#pragma unroll
-    for (int j = 0; j < kBlockN / 8; ++j) {
-        tile_max[0] = fmaxf(tile_max[0], fmaxf(s[4 * j + 0], s[4 * j + 1]));
-        tile_max[1] = fmaxf(tile_max[1], fmaxf(s[4 * j + 2], s[4 * j + 3]));
-    }
-    const float scale_log2 = p.scale_log2 * p.q_descale * p.k_descale;
-    float offset[2];
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 1));
-        tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 2));
-        const float m_new = fmaxf(row_max[h], tile_max[h] * scale_log2);
-        const float ex = ptx::ex2_approx(row_max[h] - m_new);  // NaN only if both are -inf
-        rescale[h] = row_max[h] == -CUDART_INF_F ? 0.0f : ex;
-        // p = 2^(s' - (m - 8)): at most 2^8 = 256; a fully masked row keeps offset 0 (p = 0).
-        offset[h] = m_new == -CUDART_INF_F ? 0.0f : m_new - Tr::kPScaleLog2;
-        row_max[h] = m_new;
-        row_sum[h] *= rescale[h];
-    }
-#pragma unroll
-    for (int j = 0; j < kBlockN / 8; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            const float pv = ptx::ex2_approx(fmaf(s[4 * j + e], scale_log2, -offset[e >> 1]));
-            s[4 * j + e] = pv;
-            row_sum[e >> 1] += pv;
-        }
+    if (tile_needs_mask(pos[0], n_start, kBlockN, p.seqlen_k, p.causal))
+        wgmma::mask_tile<kBlockN>(s, pos[1], pos[2], n_start, c.c0, p);
+    wgmma::online_softmax_tile<kBlockN>(s, row_max, row_sum, rescale, p.scale_log2 * p.q_descale * p.k_descale,
+                                        static_cast<float>(Tr::kPScaleLog2));
 }
 
 // P (fp32 accumulator layout) -> e4m3 A fragments in place, no lane exchange (header: σ). k-step
@@ -469,13 +436,7 @@ __device__ __forceinline__ void rescale_o(float (&o)[Tr::kAccO], const float (&r
     // A factor is ex2(m_old - m_new) = exactly 1 where the row max did not rise; once most rows have
     // seen their max, whole warps skip the 64 FMULs on the path to their next wgmma (bit-identical).
     if (__all_sync(0xffffffffu, rescale[0] == 1.0f && rescale[1] == 1.0f)) return;
-#pragma unroll
-    for (int j = 0; j < Tr::kAccO / 4; ++j) {
-        o[4 * j + 0] *= rescale[0];
-        o[4 * j + 1] *= rescale[0];
-        o[4 * j + 2] *= rescale[1];
-        o[4 * j + 3] *= rescale[1];
-    }
+    wgmma::rescale_o<Tr>(o, rescale);
 }
 
 // Tile t's slot released by this warp (its wgmmas reading K(t) and Vᵀ(t) waited).
