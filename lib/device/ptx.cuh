@@ -135,6 +135,24 @@ __device__ __forceinline__ int tid_x() {
     return t;
 }
 
+// Programmatic dependent launch (sm_90+; no-ops below). A kernel launched after this one with
+// cudaLaunchAttributeProgrammaticStreamSerialization may be scheduled once every CTA of this grid
+// has called launch_dependent_grids() or exited, instead of after the grid and its memory flush
+// complete; the dependent must call wait_prerequisite_grids() before it reads what this grid
+// wrote, which returns only once this grid has completed and its writes are visible. The split-KV
+// combine (lib/splitkv_combine.cu) is the only such dependent: its launch then overlaps the main
+// kernel's last wave instead of following it.
+__device__ __forceinline__ void launch_dependent_grids() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wait_prerequisite_grids() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
 // %ctaid.x and %ctaid.y read afresh, for the same reason: block coordinates derived again in an
 // epilogue instead of being carried through a register-bound main loop.
 __device__ __forceinline__ int ctaid_x() {

@@ -249,6 +249,8 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
                         const __grid_constant__ CUtensorMap tm_k, const __grid_constant__ CUtensorMap tm_v,
                         const __grid_constant__ CUtensorMap tm_o) {
 #if FA_HOPPER_ENABLED
+    // Split-KV: lets the combine launch be scheduled now (ptx.cuh, launch_dependent_grids).
+    ptx::launch_dependent_grids();
     extern __shared__ unsigned char smem_raw[];
     const CtaSmem<Tr> sm(smem_raw);
     const BlockCoords blk(p, Tr::kBlockM, Tr::kBlockN);

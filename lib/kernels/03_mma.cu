@@ -278,6 +278,8 @@ __device__ __forceinline__ void mma_key_tile(const LdsmAddr<Tr::kRowBytes>& v, i
 template <typename Tr>
 __global__ void __launch_bounds__(Tr::kNThreads, 2) mma_fwd_kernel(const __grid_constant__ FwdParams p) {
     using T = typename Tr::T;
+    // Split-KV: lets the combine launch be scheduled now (ptx.cuh, launch_dependent_grids).
+    ptx::launch_dependent_grids();
     extern __shared__ __align__(128) unsigned char smem_raw[];
     // Shared layout: Q | K stage 0 | K stage 1 | V stage 0 | V stage 1; O reuses Q's rows.
     const uint32_t sQ = ptx::smem_u32(smem_raw);

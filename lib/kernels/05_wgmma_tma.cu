@@ -117,6 +117,8 @@ __global__ void __launch_bounds__(Tr::kNThreads, 1)
                          const __grid_constant__ CUtensorMap tm_k, const __grid_constant__ CUtensorMap tm_v,
                          const __grid_constant__ CUtensorMap tm_o) {
 #if FA_HOPPER_ENABLED
+    // Split-KV: lets the combine launch be scheduled now (ptx.cuh, launch_dependent_grids).
+    ptx::launch_dependent_grids();
     constexpr int kStages = Tr::kStages;
 
     extern __shared__ unsigned char smem_raw[];

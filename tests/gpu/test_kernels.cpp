@@ -249,7 +249,9 @@ TEST_CASE("GQA, split-KV and the LSE on the decode matrix", "[gpu][decode]") {
                                 data.run(*kernel, *inst, 1, label);
                                 if (!kernel->caps.split_kv) continue;
                                 const int blocks = fa::key_blocks(sk, inst->tile.n_block_size);
-                                for (int splits : {2, 7})
+                                // 37: more splits than a warp has lanes, and not a whole number of
+                                // the combine's 8-split load groups (lib/splitkv_combine.cu).
+                                for (int splits : {2, 7, 37})
                                     if (splits <= blocks) data.run(*kernel, *inst, splits, label);
                                 data.run(*kernel, *inst, 0, label);
                             }
