@@ -55,10 +55,11 @@
 // 92-104 % of FA2 (the previous sweep: 93-105 %).
 //
 // Against seed 001's own kernel (the CuTe DSL example, 128x64x128, H100, bf16, one device call;
-// README "The mma.sync rungs against seed 001's kernel"), TFLOP/s this rung / the example, two
-// rounds: 4x16x8192x128 381 / 380 non-causal, 359 / 346 causal; 1x16x16384x128 384 / 384,
-// 358 / 341 (1.00-1.05x); 2x32x8192x64 333 / 350, 315 / 325 (0.95-0.97x). What closed d=128 and
-// part of d=64, each measured in one call against the build before it:
+// README "The mma.sync rungs against seed 001's kernel"), TFLOP/s this rung / the example, means
+// of two rounds (session 7, call 5): 4x16x8192x128 380 / 383 non-causal, 363 / 355 causal;
+// 1x16x16384x128 386 / 387, 361 / 348 (0.99-1.04x); 2x32x8192x64 337 / 351, 319 / 327
+// (0.96-0.98x). What closed d=128 and part of d=64, each measured in one call against the build
+// before it:
 //   - the softmax's rescale factor without a branch (softmax_fragment.cuh; ncu showed the
 //     example straight-line and this rung branching around the inline-asm ex2 once per row and
 //     key tile): d=64 305 -> 323 non-causal, 286 -> 302 causal;
@@ -73,6 +74,10 @@
 // the same instruction mix (HMMA, LDSM, LDGSTS, MUFU counts equal): ptxas interleaves its
 // exponentials with the P·V HMMAs, where this rung's HMMA stalls are more often math-pipe and
 // short-scoreboard waits (ncu, session 5).
+// Also measured at d=64 and dropped (session 7, 2x32x8192x64): FA2's 128 x 128 tile spills the
+// row sums (84 bytes) and is level with 128 x 64; 128 x 96 fits (253 registers) and is 3-4 %
+// slower; Q's fragments held in registers for the whole key loop (a fifth of the warp's ldmatrix
+// traffic, 240 registers) is level, so shared-memory bandwidth is not the limit there.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
