@@ -53,35 +53,31 @@ std::string status_text(cublasStatus_t s) {
 
 // FP8 GEMM, D (bf16) = A·B with A and B e4m3, fp32 accumulate, through cuBLASLt: cuBLAS's GemmEx
 // takes no FP8, and cuBLASLt takes FP8 only in the "TN" layout (A transposed, both operands
-// K-major: the same constraint as wgmma's) with per-tensor scale pointers (here 1.0: the timing
-// does not depend on them). `a` and `b` hold n·n e4m3 each, `d` n·n bf16. *tflops = 0 with no
-// error when cuBLASLt has no FP8 algorithm for the GPU (before sm_89).
+// K-major: the same constraint as wgmma's). No per-tensor scale pointers: with A and B scale
+// pointers set, cuBLASLt 13.1 on an H100 offers 8 candidate algorithms and refuses every one at
+// launch as "not supported" (bf16, fp16, fp32 or e4m3 D, C apart from D or not, fast accumulation
+// or not); without them the same GEMM runs (results/nvidia-h100-80gb-hbm3/session7/, call 8). The
+// scales would be 1.0, and a per-tensor scale is one multiply per output in the epilogue, so the
+// timing is that of the scaled GEMM. `a` and `b` hold n·n e4m3 each, `d` n·n bf16. *tflops = 0
+// with no error when cuBLASLt has no FP8 algorithm for the GPU (before sm_89).
 std::string fp8_gemm_tflops(int n, void* a, void* b, void* d, double* tflops) {
     *tflops = 0;
     cublasLtHandle_t lt = nullptr;
     if (cublasLtCreate(&lt) != CUBLAS_STATUS_SUCCESS) return "cublasLtCreate failed";
     constexpr std::size_t kWorkspaceBytes = std::size_t(32) << 20;  // what cuBLASLt's Hopper kernels ask at most
-    void *scales = nullptr, *workspace = nullptr;
+    void* workspace = nullptr;
     cublasLtMatmulDesc_t op = nullptr;
     cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
     cublasLtMatmulPreference_t pref = nullptr;
     std::string err;
-    const float ones[2] = {1.0f, 1.0f};
-    if (cudaMalloc(&scales, sizeof ones) != cudaSuccess || cudaMalloc(&workspace, kWorkspaceBytes) != cudaSuccess ||
-        cudaMemcpy(scales, ones, sizeof ones, cudaMemcpyHostToDevice) != cudaSuccess)
+    if (cudaMalloc(&workspace, kWorkspaceBytes) != cudaSuccess)
         err = "not enough device memory for the FP8 GEMM's workspace";
     const cublasOperation_t transa = CUBLAS_OP_T, transb = CUBLAS_OP_N;
-    const float* scale_a = static_cast<const float*>(scales);
-    const float* scale_b = scale_a + 1;
     const bool described =
         err.empty() && cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS &&
         cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof transa) ==
             CUBLAS_STATUS_SUCCESS &&
         cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof transb) ==
-            CUBLAS_STATUS_SUCCESS &&
-        cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale_a, sizeof scale_a) ==
-            CUBLAS_STATUS_SUCCESS &&
-        cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scale_b, sizeof scale_b) ==
             CUBLAS_STATUS_SUCCESS &&
         // Column-major, as cuBLAS counts: A is stored k x m (transposed), B k x n, D m x n.
         cublasLtMatrixLayoutCreate(&la, CUDA_R_8F_E4M3, n, n, n) == CUBLAS_STATUS_SUCCESS &&
@@ -123,7 +119,6 @@ std::string fp8_gemm_tflops(int n, void* a, void* b, void* d, double* tflops) {
     for (cublasLtMatrixLayout_t l : {la, lb, ld})
         if (l) cublasLtMatrixLayoutDestroy(l);
     if (op) cublasLtMatmulDescDestroy(op);
-    cudaFree(scales);
     cudaFree(workspace);
     cublasLtDestroy(lt);
     return err;
