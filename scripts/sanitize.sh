@@ -7,10 +7,11 @@ usage() {
     cat <<'USAGE'
 usage: scripts/sanitize.sh [FA_BENCH] [KERNELS]   (defaults: build/fa-bench, every kernel it registers)
   DTYPES="BFloat16 Float16 Float8E4M3FN"   dtypes to run (default all three; FP8 runs on wgmma_fp8 only)
+  HEAD_DIMS="64 128 256"      head_dims to run (default all three; a kernel without one prints n/a)
   FA_ARGS="..."               extra fa-bench flags, e.g. a tile:
                               "--m_block_size 176 --n_block_size 32 --num_threads 352"
   COMPUTE_SANITIZER=PATH      the tool (default compute-sanitizer on PATH)
-Runs memcheck, racecheck and synccheck on Sq 300, Sk 777, head_dim 64 and 128, causal 0 and 1.
+Runs memcheck, racecheck and synccheck on Sq 300, Sk 777, head_dim 64, 128 and 256, causal 0 and 1.
 Prints one line per run and exits 1 if any tool reported an error, 2 if fa-bench is missing.
 USAGE
 }
@@ -32,7 +33,7 @@ status=0
 for tool in memcheck racecheck synccheck; do
     for kernel in ${kernels//,/ }; do
         for dtype in ${DTYPES:-BFloat16 Float16 Float8E4M3FN}; do
-            for d in 64 128; do
+            for d in ${HEAD_DIMS:-64 128 256}; do
                 log="$(mktemp)"
                 "$sanitizer" --tool "$tool" --error-exitcode 99 "$fa_bench" --kernel "$kernel" --dtype "$dtype" \
                     --batch_size 1 --num_head 2 --seqlen_q 300 --seqlen_k 777 --head_dim "$d" --causal 0,1 \

@@ -30,8 +30,9 @@ Environment:
                    smallest grid points are small enough to check)
   PYTHON           interpreter for peers.py       (default python3; it needs torch)
 Grid fa2 (as peers.py --grid fa2): 16k tokens, seqlen 512..16384, batch = 16384/seqlen, with
-(head_dim 64, 32 heads) and (head_dim 128, 16 heads); plus fa-bench's default 4 x 8192 x 16 x 128.
-Every point runs causal 0 and 1 in one fa-bench call: 12 + 1 calls, then one peers.py call.
+(head_dim 64, 32 heads), (head_dim 128, 16 heads) and (head_dim 256, 16 heads); plus fa-bench's
+default 4 x 8192 x 16 x 128. Every point runs causal 0 and 1 in one fa-bench call: 18 + 1 calls,
+then one peers.py call.
 Grid decode (as peers.py --grid decode), 32 heads, head_dim 128, K/V heads 32 and 8 in every call:
   B x Sq x Sk = 64x1x8192, 8x1x32768, 16x16x8192 (one call each), 1x1x(1k..256k) (one call: the
   decode chart's series, with the 1x1x131072 anchor), non-causal; GQA prefill 4x8192x8192, causal
@@ -179,7 +180,8 @@ if [[ $grid == fa2 ]]; then
         bench --batch_size "$1" --seqlen_q "$2" --seqlen_k "$2" --num_head "$3" --head_dim "$4" --causal 0,1
     }
     tokens=16384
-    for config in "64 32" "128 16"; do  # head_dim num_head: hidden size 2048 either way
+    # head_dim num_head: FA2's hidden size 2048 at 64 and 128; head_dim 256 at 16 heads (issue #10)
+    for config in "64 32" "128 16" "256 16"; do
         read -r head_dim num_head <<< "$config"
         for seqlen in 512 1024 2048 4096 8192 16384; do
             bench_point $((tokens / seqlen)) "$seqlen" "$num_head" "$head_dim"

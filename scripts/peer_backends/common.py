@@ -39,10 +39,11 @@ NOTE_MAX_CHARS = 400
 CHECK_MAX_SCORE_ENTRIES = 2 ** 28
 
 # FlashAttention-2's benchmark grid (benchmarks/benchmark_flash_attention.py): 16k tokens per
-# batch, so batch = 16384 / seqlen, and hidden size 2048 split as 32 heads × 64 or 16 heads × 128.
+# batch, so batch = 16384 / seqlen, and hidden size 2048 split as 32 heads × 64 or 16 heads × 128;
+# plus head_dim 256 at 16 heads (issue #10's grid; the anchors' 2×16×8192×256 is its S = 8192 point).
 FA2_GRID_TOKENS = 16384
 FA2_GRID_SEQLENS = (512, 1024, 2048, 4096, 8192, 16384)
-FA2_GRID_HEAD_CONFIGS = ((64, 32), (128, 16))  # (head_dim, num_head)
+FA2_GRID_HEAD_CONFIGS = ((64, 32), (128, 16), (256, 16))  # (head_dim, num_head)
 
 # The decode grid (issue #9): the decode shapes the peers were first measured on (H100 anchors of
 # 2026-11-23), B×H×Sq×Sk×D, non-causal (a decode step's queries see the whole cache), each with as
@@ -194,7 +195,7 @@ def module_missing(name: str) -> bool:
 def fa2_grid(dtypes: Sequence[str], default_problem: dict) -> list[Problem]:
     """FlashAttention-2's benchmark grid plus fa-bench's default problem, causal 0 and 1, per dtype.
 
-    6 seqlens × 2 head configs × 2 causal = 24 grid points + 2 for the default = 26 per dtype.
+    6 seqlens × 3 head configs × 2 causal = 36 grid points + 2 for the default = 38 per dtype.
     `default_problem` is fa-bench's defaults (schema): batch_size, seqlen_q, seqlen_k, num_head, head_dim.
     """
     d = default_problem

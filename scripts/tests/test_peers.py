@@ -125,8 +125,8 @@ def test_a_binary_that_writes_no_rows_is_an_error(tmp_path):
 
 def test_fa2_grid_is_flashattention2s_benchmark_grid_plus_fa_benchs_default(schema):
     grid = fa2_grid(["BFloat16"], schema.defaults)
-    assert len(grid) == 26  # 6 seqlens × 2 head configs × 2 causal + default × 2 causal
-    assert len(set(grid)) == 26
+    assert len(grid) == 38  # 6 seqlens × 3 head configs × 2 causal + default × 2 causal
+    assert len(set(grid)) == 38
     d = schema.defaults
     default = [p for p in grid if (p.batch, p.seqlen_q, p.num_head, p.head_dim) ==
                (d["batch_size"], d["seqlen_q"], d["num_head"], d["head_dim"])]
@@ -134,9 +134,9 @@ def test_fa2_grid_is_flashattention2s_benchmark_grid_plus_fa_benchs_default(sche
     fa2_points = [p for p in grid if p not in default]
     assert all(p.batch * p.seqlen_q == 16384 and p.seqlen_q == p.seqlen_k for p in fa2_points)
     assert {p.seqlen_q for p in fa2_points} == {512, 1024, 2048, 4096, 8192, 16384}
-    assert {(p.head_dim, p.num_head) for p in fa2_points} == {(64, 32), (128, 16)}
+    assert {(p.head_dim, p.num_head) for p in fa2_points} == {(64, 32), (128, 16), (256, 16)}
     assert all(p.dtype == "BFloat16" for p in grid)
-    assert len(fa2_grid(["BFloat16", "Float16"], schema.defaults)) == 52
+    assert len(fa2_grid(["BFloat16", "Float16"], schema.defaults)) == 76
 
 
 def test_decode_grid_is_the_anchors_decode_shapes_the_b1_series_and_gqa_prefill():

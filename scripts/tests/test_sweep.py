@@ -72,7 +72,7 @@ def test_sweep_runs_the_fa2_grid_and_the_peers(tmp_path, schema):
     done, calls, other, peer_calls, out = run_sweep(tmp_path)
     assert done.returncode == 0, done.stderr
     assert other == ["--schema"]  # saved as OUT_DIR/schema.json for plot.py --schema-json
-    assert len(calls) == 13  # 12 grid points + the default; causal 0,1 inside each call
+    assert len(calls) == 19  # 18 grid points + the default; causal 0,1 inside each call
     shapes = {(int(flag(c, "--batch_size")), int(flag(c, "--seqlen_q")), int(flag(c, "--num_head")),
                int(flag(c, "--head_dim"))) for c in calls}
     # The same grid as peers.py --grid fa2 (whose default point is fa-bench's default problem).
@@ -94,8 +94,8 @@ def test_peers_come_from_the_peers_variable(tmp_path):
 def test_sweep_goes_on_past_a_failing_point_and_exits_1(tmp_path):
     done, calls, _, peer_calls, _ = run_sweep(tmp_path, fail_when="--seqlen_q 2048 --seqlen_k 2048 --num_head 32")
     assert done.returncode == 1
-    assert len(calls) == 13 and len(peer_calls) == 1  # everything after the failure still ran
-    assert "15 steps, 1 failed" in done.stdout
+    assert len(calls) == 19 and len(peer_calls) == 1  # everything after the failure still ran
+    assert "21 steps, 1 failed" in done.stdout
     assert "failed: " in done.stderr and "--seqlen_q 2048" in done.stderr and "(exit 3)" in done.stderr
 
 
@@ -200,7 +200,7 @@ def test_decode_dry_run_prints_the_steps_and_runs_nothing(tmp_path):
 def test_fa2_sweep_is_the_default_grid_and_calibrates_only_when_asked(tmp_path):
     done, calls, other, _, out = run_sweep(tmp_path, CALIBRATE="1")
     assert done.returncode == 0, done.stderr
-    assert len(calls) == 13 and other == ["--schema", f"--calibrate --peaks_file {out / 'peaks.csv'}"]
+    assert len(calls) == 19 and other == ["--schema", f"--calibrate --peaks_file {out / 'peaks.csv'}"]
     assert all(flag(c, "--peaks_file") == str(out / "peaks.csv") for c in calls)
 
 
