@@ -44,16 +44,16 @@ std::string scalar_tile_limit(const TileConfig& t, const ProblemShape& p) {
 
 // Rungs 5-7 (lib/device/wgmma_traits.cuh): wgmma's M is 64 rows per 128-thread warpgroup, so a
 // Hopper tile is 64·w query rows x 128·w consumer threads for w warpgroups (w <= 4: a TMA box
-// spans at most 256 rows), and wgmma's N for S = Q·Kᵀ here is 64 or 128 keys.
+// spans at most 256 rows), and wgmma's N for S = Q·Kᵀ here is 64, 80 (head_dim 256) or 128 keys.
 std::string hopper_tile_limit(const TileConfig& t, const ProblemShape&) {
     const bool legal = t.num_threads % 128 == 0 && t.m_block_size == t.num_threads / 2 && t.m_block_size <= 256 &&
-                       (t.n_block_size == 64 || t.n_block_size == 128);
+                       (t.n_block_size == 64 || t.n_block_size == 80 || t.n_block_size == 128);
     if (legal) return {};
     // Keep the query rows (the work per CTA) and take the warpgroups they need.
     const int warpgroups = std::clamp((t.m_block_size + 32) / 64, 1, 4);
-    const int n = t.n_block_size <= 96 ? 64 : 128;
-    return fmt::format("Hopper tiles are 64 query rows per 128-thread consumer warpgroup (wgmma M = 64) and 64 or "
-                       "128 keys (wgmma N); the closest legal tile is {}",
+    const int n = t.n_block_size <= 72 ? 64 : t.n_block_size <= 104 ? 80 : 128;
+    return fmt::format("Hopper tiles are 64 query rows per 128-thread consumer warpgroup (wgmma M = 64) and 64, 80 "
+                       "or 128 keys (wgmma N); the closest legal tile is {}",
                        tile_text(64 * warpgroups, n, 128 * warpgroups));
 }
 
@@ -94,6 +94,9 @@ const std::vector<KernelInfo>& kernel_registry() {
         {8, "wgmma_fp8",
          "wgmma_overlap on FP8: e4m3 wgmma k32 for both GEMMs, V transposed in smem by the producer, P as e4m3 (+128 launched)",
          90, &wgmma_fp8_instances, nullptr, true, kPlain},
+        {9, "wgmma_persistent",
+         "wgmma_overlap with one CTA per SM looping over the row tiles (global counter), next tile's loads under this one's end (+128 launched)",
+         90, &wgmma_persistent_instances, nullptr, true, kDecode, nullptr, &hopper_tile_limit},
     };
     return kRegistry;
 }

@@ -49,16 +49,20 @@ struct BlockInfo {
     // wave is shorter). fresh: read the block index with a volatile mov (ptx::ctaid_x) so that a
     // BlockInfo built again in an epilogue is recomputed there rather than kept in registers
     // across the main loop from an earlier one.
-    __device__ __forceinline__ BlockInfo(const FwdParams& p, int block_m, bool reverse_m, bool fresh = false) {
+    __device__ __forceinline__ BlockInfo(const FwdParams& p, int block_m, bool reverse_m, bool fresh = false)
+        : BlockInfo(p, block_m, reverse_m, fresh ? ptx::ctaid_x() : static_cast<int>(blockIdx.x),
+                    fresh ? ptx::ctaid_y() : static_cast<int>(blockIdx.y)) {}
+
+    // The tile at grid position (x, y) of fwd_grid: a persistent kernel's work item (rung 9).
+    __device__ __forceinline__ BlockInfo(const FwdParams& p, int block_m, bool reverse_m, int x, int y) {
         const int m_blocks = fwd_row_blocks(p, block_m);
         const int slots = fwd_head_slots(p);
-        const int x = fresh ? ptx::ctaid_x() : static_cast<int>(blockIdx.x);
         const int mb = x % m_blocks;
         const int slot_batch = x / m_blocks;
         const int slot = slot_batch % slots;
         batch = slot_batch / slots;
         m_block = reverse_m ? m_blocks - 1 - mb : mb;
-        split = fresh ? ptx::ctaid_y() : static_cast<int>(blockIdx.y);
+        split = y;
         rows_per_pos = p.pack_gqa ? p.heads_per_kv : 1;
         rows = fwd_rows(p);
         head = p.pack_gqa ? slot * p.heads_per_kv : slot;
@@ -134,8 +138,14 @@ struct BlockCoords {
 
     // fresh: as BlockInfo's, for an epilogue that derives the coordinates again rather than keeping
     // them in registers through the main loop.
-    __device__ __forceinline__ BlockCoords(const FwdParams& p, int block_m, int block_n, bool fresh = false) {
-        const BlockInfo<char> bi(p, block_m, true, fresh);
+    __device__ __forceinline__ BlockCoords(const FwdParams& p, int block_m, int block_n, bool fresh = false)
+        : BlockCoords(p, block_n, BlockInfo<char>(p, block_m, true, fresh), block_m) {}
+    // Grid position (x, y) of fwd_grid: a persistent kernel's work item (rung 9).
+    __device__ __forceinline__ BlockCoords(const FwdParams& p, int block_m, int block_n, int x, int y)
+        : BlockCoords(p, block_n, BlockInfo<char>(p, block_m, true, x, y), block_m) {}
+
+  private:
+    __device__ __forceinline__ BlockCoords(const FwdParams& p, int block_n, const BlockInfo<char>& bi, int block_m) {
         m_start = bi.m_block * block_m;
         head = bi.head;
         head_kv = bi.head / p.heads_per_kv;
@@ -147,6 +157,7 @@ struct BlockCoords {
         key_tile_end = keys.end;
     }
 
+  public:
     // How many key tiles the CTA visits (<= 0 for an empty split); kernels count them t = 0 .. key_tiles() - 1.
     __device__ __forceinline__ int key_tiles() const { return key_tile_end - key_tile_begin; }
 };

@@ -252,7 +252,7 @@ __device__ __forceinline__ uint64_t make_smem_desc_sw128(uint32_t smem_addr, uin
 }
 
 // wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}: N is the template argument of WgmmaM64
-// (specialized for 64 and 128; another N is one more specialization with its operand lists).
+// (specialized for 64, 80, 128 and 256; another N is one more specialization with its operand lists).
 //   ss<T>(d, desc_a, desc_b, scale_d):     A and B from shared memory (both K-major here:
 //                                          imm-trans-a = imm-trans-b = 0).
 //   rs<T, kTransB>(d, a, desc_b, scale_d): A from registers (4 x b32 per thread: the m16n8k16
@@ -349,6 +349,38 @@ struct WgmmaM64<64> {
                          ", {%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"
                          : FA_WGMMA_D_OPERANDS_N64
                          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d), "n"(kTransB));
+        }
+    }
+};
+
+// S = Q·Kᵀ at head_dim 256 (ss only): 80 keys, FA3's d256 key tile (wgmma_traits.cuh, WgmmaTileD256).
+#define FA_WGMMA_D_REGS_N80 "{"\
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15" ", "\
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" ", "\
+    "%32, %33, %34, %35, %36, %37, %38, %39" "}"
+#define FA_WGMMA_D_OPERANDS_N80 \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+    "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+    "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+    "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39])
+
+template <>
+struct WgmmaM64<80> {
+    template <typename T>
+    static __device__ __forceinline__ void ss(float (&d)[40], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
+        if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %42, 0;\n"
+                         "wgmma.mma_async.sync.aligned.m64n80k16.f32.bf16.bf16 " FA_WGMMA_D_REGS_N80
+                         ", %40, %41, p, 1, 1, 0, 0;\n}\n"
+                         : FA_WGMMA_D_OPERANDS_N80
+                         : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+        } else {
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %42, 0;\n"
+                         "wgmma.mma_async.sync.aligned.m64n80k16.f32.f16.f16 " FA_WGMMA_D_REGS_N80
+                         ", %40, %41, p, 1, 1, 0, 0;\n}\n"
+                         : FA_WGMMA_D_OPERANDS_N80
+                         : "l"(desc_a), "l"(desc_b), "r"(scale_d));
         }
     }
 };

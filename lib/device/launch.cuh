@@ -66,14 +66,16 @@ cudaError_t launch_fwd(const FwdParams& p, cudaStream_t stream) {
 // warpgroup's 64 rows), then as launch_fwd with kLaunchThreads threads (rungs 6-7 launch a
 // producer warpgroup on top of Tr::kNThreads). cudaErrorInvalidValue if the problem is not Tr's
 // or the maps cannot be encoded. Never synchronizes.
+// `grid` replaces fwd_grid's where given (rung 9: one CTA per SM, each looping over fwd_grid's tiles).
 template <class Tr, int kLaunchThreads, typename Kernel>
-cudaError_t launch_tma_fwd(Kernel kernel, const FwdParams& p, cudaStream_t stream) {
+cudaError_t launch_tma_fwd(Kernel kernel, const FwdParams& p, cudaStream_t stream, const dim3* grid = nullptr) {
     if (p.head_dim != Tr::kHeadDim || p.dtype != dtype_of<typename Tr::T>()) return cudaErrorInvalidValue;
     FwdTensorMaps maps;
     if (!encode_fwd_tensor_maps(p, TmaBoxRows{Tr::kBlockM, Tr::kBlockN, Tr::kWarpgroupRows}, &maps))
         return cudaErrorInvalidValue;
     if (const cudaError_t e = prepare_smem(kernel, Tr::kSmemBytes); e != cudaSuccess) return e;
-    kernel<<<fwd_grid(p, Tr::kBlockM), kLaunchThreads, Tr::kSmemBytes, stream>>>(p, maps.q, maps.k, maps.v, maps.o);
+    kernel<<<grid ? *grid : fwd_grid(p, Tr::kBlockM), kLaunchThreads, Tr::kSmemBytes, stream>>>(p, maps.q, maps.k,
+                                                                                               maps.v, maps.o);
     return finish_splits(p, cudaGetLastError(), stream);
 }
 

@@ -1,6 +1,6 @@
 // The per-tile steps of the Hopper rungs (5 `wgmma_tma`, 6 `wgmma_ws`, 7 `wgmma_overlap`), one
 // function each, so that a kernel reads as its schedule:
-//   loads (one thread, TMA):     load_q, load_kv_tile
+//   loads (one thread, TMA):     load_q, load_key_tile (K or V), load_kv_tile (both)
 //   a consumer warpgroup:        issue_qk (S = Q·Kᵀ), softmax_tile (mask, online softmax, S -> P in
 //                                fp32), rescale_o, pack_p (P -> wgmma A fragments), issue_pv (O += P·V)
 //   its epilogue:                store_o_tile (O / l through shared memory, TMA store)
@@ -52,15 +52,21 @@ __device__ __forceinline__ void load_key_rows(uint32_t dst, const CUtensorMap* t
         hopper::tma_load_4d(dst + c * Tr::kKVChunkBytes, tm, bar, c * Tr::kAtomCols, row, blk.head_kv, blk.batch);
 }
 
-// Key tile t of the CTA (its t-th, counted from key_tile_begin) into ring slot t % kStages: K and
-// V, each on its own full barrier, so S = Q·Kᵀ can start before V has landed.
+// One operand (K or V: `ring` = sm.k or sm.v, `bar0` = its first full barrier) of key tile t of
+// the CTA's tile (its t-th, counted from key_tile_begin) into ring slot s.
+template <class Tr>
+__device__ __forceinline__ void load_key_tile(uint32_t ring, uint32_t bar0, const CUtensorMap* tm, int t, int s,
+                                              const BlockCoords& blk) {
+    load_key_rows<Tr>(ring + s * Tr::kKVBytes, tm, bar0 + 8 * s, (blk.key_tile_begin + t) * Tr::kBlockN, blk);
+}
+
+// Key tile t into ring slot t % kStages: K and V, each on its own full barrier, so S = Q·Kᵀ can
+// start before V has landed.
 template <class Tr>
 __device__ __forceinline__ void load_kv_tile(const CtaSmem<Tr>& sm, int t, const CUtensorMap* tm_k,
                                              const CUtensorMap* tm_v, const BlockCoords& blk) {
-    const int s = t % Tr::kStages;
-    const int row = (blk.key_tile_begin + t) * Tr::kBlockN;
-    load_key_rows<Tr>(sm.k + s * Tr::kKVBytes, tm_k, sm.bar_k0 + 8 * s, row, blk);
-    load_key_rows<Tr>(sm.v + s * Tr::kKVBytes, tm_v, sm.bar_v0 + 8 * s, row, blk);
+    load_key_tile<Tr>(sm.k, sm.bar_k0, tm_k, t, t % Tr::kStages, blk);
+    load_key_tile<Tr>(sm.v, sm.bar_v0, tm_v, t, t % Tr::kStages, blk);
 }
 
 // ---- A consumer warpgroup ----
@@ -316,16 +322,22 @@ __device__ __forceinline__ void store_split_tile(const float (&o)[Tr::kAccO], fl
     }
 }
 
-// Everything a consumer warpgroup writes at the end: the split partials, or O (and the LSE). The
-// coordinates are derived afresh (BlockCoords' `fresh`): kept from the kernel's start they would
-// hold registers through the main loop.
+// Everything a consumer warpgroup writes at the end: the split partials, or O (and the LSE), for
+// the tile at `blk`. Without `blk` the coordinates are derived afresh (BlockCoords' `fresh`): kept
+// from the kernel's start they would hold registers through the main loop.
+template <class Tr>
+__device__ __forceinline__ void write_output(const float (&o)[Tr::kAccO], float (&row_sum)[2],
+                                             const float (&row_max)[2], const ConsumerThread<Tr>& c,
+                                             const CtaSmem<Tr>& sm, const CUtensorMap* tm_o, const FwdParams& p,
+                                             const BlockCoords& blk) {
+    if (p.num_splits > 1) store_split_tile<Tr>(o, row_sum, row_max, c, blk, p);
+    else store_o_tile<Tr>(o, row_sum, row_max, c, sm, tm_o, blk, p);
+}
 template <class Tr>
 __device__ __forceinline__ void write_output(const float (&o)[Tr::kAccO], float (&row_sum)[2],
                                              const float (&row_max)[2], const ConsumerThread<Tr>& c,
                                              const CtaSmem<Tr>& sm, const CUtensorMap* tm_o, const FwdParams& p) {
-    const BlockCoords blk(p, Tr::kBlockM, Tr::kBlockN, true);
-    if (p.num_splits > 1) store_split_tile<Tr>(o, row_sum, row_max, c, blk, p);
-    else store_o_tile<Tr>(o, row_sum, row_max, c, sm, tm_o, blk, p);
+    write_output<Tr>(o, row_sum, row_max, c, sm, tm_o, p, BlockCoords(p, Tr::kBlockM, Tr::kBlockN, true));
 }
 
 }  // namespace fa::wgmma

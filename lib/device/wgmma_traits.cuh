@@ -1,5 +1,5 @@
-// The tile of the Hopper rungs (5 `wgmma_tma`, 6 `wgmma_ws`, 7 `wgmma_overlap`): the tuned tiles
-// all three run (WgmmaTileD128, WgmmaTileD64, WgmmaTileD256), and from such a named config every derived size,
+// The tile of the Hopper rungs (5 `wgmma_tma`, 6 `wgmma_ws`, 7 `wgmma_overlap`, 9
+// `wgmma_persistent`): the tuned tiles they run (WgmmaTileD128, WgmmaTileD64, WgmmaTileD256), and from such a named config every derived size,
 // the shared-memory carve-up (CtaSmem) and the static_asserts that tie them to wgmma and TMA. A
 // config is a plain struct, each value commented with why:
 //
@@ -13,7 +13,7 @@
 //
 // (rungs 6-7 add their setmaxnreg budgets: device/wgmma_ws_kernel.cuh). Each rung's traits derive
 // from TileTraits<Config> and add how consumers release a ring slot (rung 5: a counter per slot,
-// rungs 6-7: an "empty" mbarrier per slot), and with it kSmemBytes.
+// rungs 6, 7 and 9: "empty" mbarriers per slot, one for K and one for V), and with it kSmemBytes.
 //
 // Every .cu that includes this header must be compiled for sm_90a (device/hopper.cuh).
 #pragma once
@@ -66,11 +66,15 @@ struct WgmmaTileD256 {
     // 2 warpgroups of 64 rows, as at head_dim 128 (rung 5: 255 registers each without setmaxnreg;
     // rungs 6-7: 240). O alone is 128 fp32 per thread at head_dim 256, so S and P must be small:
     static constexpr int kConsumerWarpgroups = 2;
-    // 64-key tiles: S 32 fp32 + P 16 b32 per thread beside O's 128 (176 of 240), and a K/V slot of
-    // 64 x 256 x 2 B = 32 KB each. 128-key tiles would need 224 of 240 before any address or index
-    // register (FA3 takes 80 keys at head_dim 256 for the same reason; wgmma's N must then be 80).
-    static constexpr int kBlockN = 64;
-    // Q 64 KB + 2 x (K 32 KB + V 32 KB) = 192 KB; a third stage (256 KB) does not fit in 227 KB.
+    // 80-key tiles (FA3's at head_dim 256): S 40 fp32 + P 20 b32 per thread beside O's 128 (188
+    // of 240), and a K/V slot of 80 x 256 x 2 B = 40 KB each. 128 keys would need 224 of 240
+    // before any address register, and 2 stages of them 320 KB of shared memory. Why not 64: S =
+    // Q·Kᵀ reads A (Q, 2 KB) and B (K, N·32 B) from shared memory per m64nNk16 wgmma of N/2
+    // tensor-core cycles, (4096 / N + 64) B per cycle against the SM's 128: 128 at N = 64, 115 at
+    // N = 80. Measured (H100, 2x16x8192x256, one call, session 8): rung 5 582 -> 609 TFLOP/s; with
+    // K and V released apart (wgmma_ws_kernel.cuh) rungs 6 / 7 514 / 443 -> 668 / 700.
+    static constexpr int kBlockN = 80;
+    // Q 64 KB + 2 x (K 40 KB + V 40 KB) = 224 KB of 227 KB; a third stage does not fit.
     static constexpr int kStages = 2;
 };
 
@@ -121,7 +125,9 @@ struct TileTraits : Config {
     static_assert(kHeadDim % 64 == 0, "rows are whole 128-byte swizzle atoms (64 elements)");
     static_assert(kHeadDim == 64 || kHeadDim == 128 || kHeadDim == 256,
                   "O += P·V uses wgmma N = head_dim (hopper.cuh has N = 64, 128, 256)");
-    static_assert(kBlockN == 64 || kBlockN == 128, "S = Q·Kᵀ uses wgmma N = kBlockN (hopper.cuh has N = 64, 128)");
+    static_assert(kBlockN == 64 || kBlockN == 80 || kBlockN == 128,
+                  "S = Q·Kᵀ uses wgmma N = kBlockN (hopper.cuh has ss for N = 64, 80, 128)");
+    static_assert(kBlockN % 16 == 0, "P·V takes whole k16 steps of keys");
     static_assert(kBlockM <= 256 && kBlockN <= 256, "a TMA box spans at most 256 rows");
     static_assert(kConsumerWarpgroups >= 1 && kNThreads <= 1024, "1..8 consumer warpgroups");
     static_assert(kStages >= 2, "a ring of one slot would serialize copy and compute");

@@ -1,14 +1,16 @@
-// The warp-specialized Hopper rungs (6 `wgmma_ws`, 7 `wgmma_overlap`): rung 5's tile plus a
+// The warp-specialized Hopper rungs (6 `wgmma_ws`, 7 `wgmma_overlap`; rung 9 `wgmma_persistent`
+// runs rung 7's schedule with these pieces in a kernel of its own): rung 5's tile plus a
 // producer warpgroup that issues every TMA load and gives its registers to the consumer
-// warpgroups (setmaxnreg), an "empty" mbarrier per ring slot through which the consumers hand
-// slots back, and an issue token the consumer warpgroups pass round-robin (ping-pong). Both rungs
-// are one kernel, wgmma_ws_fwd_kernel<Tr, Schedule>, that differs only in the consumer schedule.
+// warpgroups (setmaxnreg), "empty" mbarriers per ring slot, one for K and one for V, through
+// which the consumers hand each operand back as soon as its last wgmma completed, and an issue
+// token the consumer warpgroups pass round-robin (ping-pong). Both rungs are one kernel, wgmma_ws_fwd_kernel<Tr, Schedule>, that differs only in the consumer schedule.
 // Both schedules issue n + 1 batches of GEMMs under the token: batch 0 (S(0)) and batch n
 // (PV(n-1)) are the same in both (first_batch, last_batch below); what each rung's file defines is
 // a struct with
 //   template <class Tr> static __device__ int run(const WsConsumer<Tr>& c, const ConsumerRegs<Tr>& r);
 // that issues batches 1..n-1 after first_batch, leaves batch n's operands ready (O rescaled, P(n-1)
-// packed, V(n-1) waited) and returns the ring slot of tile n-1; with it goes its own ordering and
+// packed, V(n-1) waited) and returns the ring slot of tile n-1 (rung 7's: device/overlap_schedule.cuh);
+// with it goes its own ordering and
 // deadlock argument. Everything else is here: the traits, the tuned tiles, barrier set-up, the role
 // split, the producer's loop, the consumer set-up and the epilogue.
 //
@@ -34,9 +36,9 @@
 
 namespace fa::wgmma {
 
-// Rung 5's tile and layout, with empty[kStages] (8 bytes each) as the release state, a producer
-// warpgroup launched before the consumers, and the setmaxnreg budgets of the two roles. A config
-// adds to TileTraits' fields
+// Rung 5's tile and layout, with k_empty[kStages] then v_empty[kStages] (8 bytes each) as the
+// release state, a producer warpgroup launched before the consumers, and the setmaxnreg budgets
+// of the two roles. A config adds to TileTraits' fields
 //   kProducerRegs, kConsumerRegs: registers per thread after setmaxnreg.dec / .inc.
 template <class Config>
 struct WsTraits : TileTraits<Config> {
@@ -45,7 +47,7 @@ struct WsTraits : TileTraits<Config> {
     using Config::kProducerRegs;
 
     static constexpr int kLaunchThreads = Tile::kNThreads + 128;  // + the producer warpgroup
-    static constexpr int kSmemBytes = Tile::kOffRelease + 8 * Tile::kStages + Tile::kAlignSlack;
+    static constexpr int kSmemBytes = Tile::kOffRelease + 16 * Tile::kStages + Tile::kAlignSlack;
     // Named barriers kSchedBar + w, after the epilogue's: consumer warpgroup w's turn to issue.
     static constexpr int kSchedBar = Tile::kEpilogueBar + Tile::kConsumerWarpgroups;
 
@@ -84,7 +86,7 @@ struct WgmmaWsD64 : WgmmaTileD64<T_> {
     static constexpr int kConsumerRegs = 160;
 };
 
-// Head_dim 256 at the head_dim-128 split: O's 128 fp32 + S 32 + P 16 fit the consumers' 240.
+// Head_dim 256 at the head_dim-128 split: O's 128 fp32 + S 40 + P 20 fit the consumers' 240.
 template <typename T_>
 struct WgmmaWsD256 : WgmmaTileD256<T_> {
     static constexpr int kProducerRegs = 24;
@@ -93,24 +95,39 @@ struct WgmmaWsD256 : WgmmaTileD256<T_> {
 
 // ---- The producer warpgroup ----
 
-// Run by its thread 0: Q once, then key tiles 0..n_tiles-1 into the ring, refilling a slot only
-// after every consumer warp released the tile before (empty[slot], parity of use t / kStages - 1;
-// the first pass waits for nothing).
+// Ring positions. A CTA's key tiles are counted g = 0, 1, ... over everything it runs (rungs 6-7:
+// one tile of query rows; rung 9: several, its ring continuing from one to the next): the g-th
+// lives in slot g % kStages, and is that slot's use g / kStages, waited with that use's parity.
 template <class Tr>
-__device__ __forceinline__ void produce_q_and_kv(const CtaSmem<Tr>& sm, const CUtensorMap* tm_q,
-                                                 const CUtensorMap* tm_k, const CUtensorMap* tm_v,
-                                                 const BlockCoords& blk, int n_tiles, const FwdParams& p) {
-    load_q<Tr>(sm, tm_q, blk, p);
-    int stage = 0;
-    uint32_t phase = 0;
+__device__ __forceinline__ int ring_slot(int g) { return g % Tr::kStages; }
+template <class Tr>
+__device__ __forceinline__ uint32_t ring_parity(int g) { return static_cast<uint32_t>((g / Tr::kStages) & 1); }
+
+// Run by the producer's thread 0 for one tile of query rows whose n_tiles key tiles are the
+// CTA's g0-th onwards: K(0), then load_q() (Q's load; rung 9 first waits there for Q's buffer),
+// then per tile t: K(t+1), V(t), the order the consumers need them in (batch t+1 reads K(t+1) and
+// V(t)). A K (V) slot is refilled only after every consumer warp released the K (V) tile it held
+// (k_empty / v_empty[slot], the parity of the use before; the first pass waits for nothing). K
+// and V are released separately because K(t) is dead once S(t) completed, a whole batch before
+// V(t): with one release per slot and 2 stages (head_dim 256) the load of tile t+2 left only when
+// the last warpgroup's P(t)·V(t) completed, just as the first warpgroup wanted K(t+2), so every
+// tile waited for a load (rung 7 at 2x16x8192x256: 443 -> 700 TFLOP/s with the 80-key tile,
+// session 8 call 1).
+template <class Tr, class LoadQ>
+__device__ __forceinline__ void produce_tile(const CtaSmem<Tr>& sm, const CUtensorMap* tm_k, const CUtensorMap* tm_v,
+                                             const BlockCoords& blk, int n_tiles, int g0, LoadQ&& load_q) {
+    const uint32_t k_empty0 = sm.release, v_empty0 = sm.release + 8 * Tr::kStages;
+    // The g-th key tile's slot, once the (g - kStages)-th's is released.
+    auto free_slot = [](uint32_t empty0, int g) {
+        if (g >= Tr::kStages) ptx::mbarrier_wait_parity(empty0 + 8 * ring_slot<Tr>(g), ring_parity<Tr>(g) ^ 1u);
+        return ring_slot<Tr>(g);
+    };
+    if (n_tiles > 0) load_key_tile<Tr>(sm.k, sm.bar_k0, tm_k, 0, free_slot(k_empty0, g0), blk);
+    load_q();
 #pragma unroll 1
     for (int t = 0; t < n_tiles; ++t) {
-        if (t >= Tr::kStages) ptx::mbarrier_wait_parity(sm.release + 8 * stage, phase);
-        load_kv_tile<Tr>(sm, t, tm_k, tm_v, blk);
-        if (++stage == Tr::kStages) {
-            stage = 0;
-            if (t >= Tr::kStages) phase ^= 1u;
-        }
+        if (t + 1 < n_tiles) load_key_tile<Tr>(sm.k, sm.bar_k0, tm_k, t + 1, free_slot(k_empty0, g0 + t + 1), blk);
+        load_key_tile<Tr>(sm.v, sm.bar_v0, tm_v, t, free_slot(v_empty0, g0 + t), blk);
     }
 }
 
@@ -125,24 +142,31 @@ struct WsConsumer : ConsumerThread<Tr> {
     uint32_t next_turn;  // its successor's, arrived on after issuing
     bool last_wg;        // the last consumer warpgroup: starts the token and retires it
     OperandDescs<Tr> desc;
-    uint32_t empty0;  // empty[0]; empty[s] is 8 bytes further per slot
+    uint32_t k_empty0;  // k_empty[0]; k_empty[s] is 8 bytes further per slot, v_empty[0] after k_empty[kStages - 1]
     const CtaSmem<Tr>& sm;
     const FwdParams& p;
     const BlockCoords& blk;
     int n_tiles;
+    int ring0;        // the CTA's count of key tiles before this tile's: K(0) is its ring0-th (ring_slot)
+    bool token_live;  // rung 9: the token already circulates (an earlier tile started it)
+    bool token_keep;  // rung 9: the last warpgroup passes it on after its last batch instead of retiring it
 
     __device__ __forceinline__ WsConsumer(const CtaSmem<Tr>& cta_smem, const FwdParams& params,
-                                          const BlockCoords& coords, int consumer_tid)
+                                          const BlockCoords& coords, int consumer_tid, int ring_start = 0,
+                                          bool live = false, bool keep = false)
         : ConsumerThread<Tr>(consumer_tid),
           my_turn(Tr::kSchedBar + this->wg),
           next_turn(Tr::kSchedBar + (this->wg + 1 == Tr::kConsumerWarpgroups ? 0 : this->wg + 1)),
           last_wg(this->wg == Tr::kConsumerWarpgroups - 1),
           desc(cta_smem, this->wg),
-          empty0(cta_smem.release),
+          k_empty0(cta_smem.release),
           sm(cta_smem),
           p(params),
           blk(coords),
-          n_tiles(coords.key_tiles()) {}
+          n_tiles(coords.key_tiles()),
+          ring0(ring_start),
+          token_live(live),
+          token_keep(keep) {}
 
     // The token: 256 threads per named barrier, this warpgroup's 128 syncing and its
     // predecessor's 128 arriving.
@@ -150,13 +174,15 @@ struct WsConsumer : ConsumerThread<Tr> {
     __device__ __forceinline__ void pass_turn() const { hopper::named_barrier_arrive(next_turn, 256); }
     // The last warpgroup's arrival on warpgroup 0's barrier before its own batch 0: the token's start.
     __device__ __forceinline__ void start_token() const {
-        if (last_wg) hopper::named_barrier_arrive(Tr::kSchedBar, 256);
+        if (last_wg && !token_live) hopper::named_barrier_arrive(Tr::kSchedBar, 256);
     }
 
-    // Tile in ring slot `slot` fully read by this warp's wgmmas (waited): one arrival per warp.
-    __device__ __forceinline__ void release(int slot) const {
+    // The K (V) tile in ring slot `slot` fully read by this warp's wgmmas (waited): one arrival per warp.
+    __device__ __forceinline__ void release_k(int slot) const { release(k_empty0 + 8 * slot); }
+    __device__ __forceinline__ void release_v(int slot) const { release(k_empty0 + 8 * (Tr::kStages + slot)); }
+    __device__ __forceinline__ void release(uint32_t empty) const {
         __syncwarp();
-        if (this->lane == 0) ptx::mbarrier_arrive(empty0 + 8 * slot);
+        if (this->lane == 0) ptx::mbarrier_arrive(empty);
     }
 };
 
@@ -174,27 +200,29 @@ struct ConsumerRegs {
 };
 
 // Batch 0 of both schedules: S(0) = Q·K(0)ᵀ issued holding the token (the last warpgroup first
-// starts it), waited, then softmax(0) into s, row_max, row_sum and rescale.
+// starts it), waited, K(0) released, then softmax(0) into s, row_max, row_sum and rescale.
 template <class Tr>
 __device__ __forceinline__ void first_batch(const WsConsumer<Tr>& c, const ConsumerRegs<Tr>& r) {
     auto& s = r.s;
+    const int stage = ring_slot<Tr>(c.ring0);
     c.start_token();
-    ptx::mbarrier_wait_parity(c.sm.bar_k0, 0);
+    ptx::mbarrier_wait_parity(c.sm.bar_k0 + 8 * stage, ring_parity<Tr>(c.ring0));
     c.wait_turn();
     hopper::warpgroup_fence_operand(s);
     hopper::wgmma_fence();
-    issue_qk<Tr>(s, c.desc.q, c.desc.k, 0);
+    issue_qk<Tr>(s, c.desc.q, c.desc.k, stage);
     hopper::wgmma_commit_group();
     c.pass_turn();  // batch 0 is never the last (n + 1 >= 2)
     hopper::warpgroup_fence_operand(s);
     hopper::wgmma_wait_group<0>();
     hopper::warpgroup_fence_operand(s);
+    c.release_k(stage);
     softmax_tile<Tr>(s, r.row_max, r.row_sum, r.rescale, c.p, c.blk, 0, c);
 }
 
 // Batch n of both schedules: O = α(n-1)·O + P(n-1)·V(n-1) on ring slot `stage` (the schedule has
-// rescaled o, packed pa and waited for V(n-1)); the token retires with the last warpgroup; the
-// slot's release keeps every empty[] phase count exact (nobody waits for it).
+// rescaled o, packed pa and waited for V(n-1)); the token retires with the last warpgroup; V(n-1)'s
+// release keeps every v_empty[] phase count exact (nobody waits for it).
 template <class Tr>
 __device__ __forceinline__ void last_batch(const WsConsumer<Tr>& c, const ConsumerRegs<Tr>& r, int stage) {
     auto& o = r.o;
@@ -205,12 +233,12 @@ __device__ __forceinline__ void last_batch(const WsConsumer<Tr>& c, const Consum
     hopper::wgmma_fence();
     issue_pv<Tr>(o, pa, c.desc.v, stage);
     hopper::wgmma_commit_group();
-    if (!c.last_wg) c.pass_turn();
+    if (!c.last_wg || c.token_keep) c.pass_turn();
     hopper::warpgroup_fence_operand(o);
     hopper::wgmma_wait_group<0>();
     hopper::warpgroup_fence_operand(o);
     hopper::warpgroup_fence_operand(pa);
-    c.release(stage);
+    c.release_v(stage);
 }
 
 // ---- The kernel ----
@@ -225,12 +253,15 @@ __device__ __forceinline__ void last_batch(const WsConsumer<Tr>& c, const Consum
 //              those bytes count, so a partial last tile completes). Use r = t / kStages is waited
 //              with parity r & 1; each consumer waits each K(t), V(t) exactly once, in increasing
 //              t, and never for a tile >= n.
-//   empty[s]   (count kConsumerWarps = every consumer warp): lane 0 of each consumer warp arrives
-//              once per tile t, when the warp's wgmmas reading K(t) and V(t) have completed (the
-//              schedule says when). The producer, before loading tile t >= kStages, waits for use
-//              t / kStages - 1 of empty[s] (parity (t / kStages - 1) & 1): all releases of tile
-//              t - kStages. Phases cannot be skipped: release of use r+1 needs the tile the
-//              producer loads after observing use r.
+//   k_empty[s], v_empty[s] (count kConsumerWarps = every consumer warp): lane 0 of each consumer
+//              warp arrives on k_empty[s] once per tile t when its wgmmas reading K(t) have
+//              completed, on v_empty[s] when those reading V(t) have (the schedule says when;
+//              every K(t) and V(t), t < n, is released exactly once). The producer, before
+//              loading K(t) (V(t)) for t >= kStages, waits for use t / kStages - 1 of k_empty[s]
+//              (v_empty[s]), parity (t / kStages - 1) & 1: all releases of K(t - kStages)
+//              (V(t - kStages)). Phases cannot be skipped: release of use r+1 needs the tile the
+//              producer loads after observing use r. The producer issues K(t+1) before V(t), the
+//              order batch t+1 reads them in.
 //   sched[w]   (named barrier kSchedBar + w, 256 threads): the issue token. A consumer warpgroup
 //              issues n + 1 batches (batch 0 = S(0) ... batch n = PV(n-1)); before batch b it
 //              syncs on sched[w], after issuing it arrives on sched[(w+1) % kConsumerWarpgroups],
@@ -260,7 +291,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
     if (tid == 0) {
         sm.init_full_barriers();
 #pragma unroll
-        for (int s = 0; s < Tr::kStages; ++s) ptx::mbarrier_init(sm.release + 8 * s, Tr::kConsumerWarps);  // empty[s]
+        for (int s = 0; s < 2 * Tr::kStages; ++s) ptx::mbarrier_init(sm.release + 8 * s, Tr::kConsumerWarps);  // k_empty, v_empty
         hopper::fence_mbarrier_init();
     }
     __syncthreads();  // the last CTA-wide barrier: the producer's idle threads exit below
@@ -268,7 +299,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
     if (tid < 128) {
         // ---- Producer warpgroup ----
         hopper::setmaxnreg_dec<Tr::kProducerRegs>();
-        if (tid == 0) produce_q_and_kv<Tr>(sm, &tm_q, &tm_k, &tm_v, blk, n_tiles, p);
+        if (tid == 0) produce_tile<Tr>(sm, &tm_k, &tm_v, blk, n_tiles, 0, [&] { load_q<Tr>(sm, &tm_q, blk, p); });
     } else {
         // ---- Consumer warpgroups: 64 query rows each ----
         hopper::setmaxnreg_inc<Tr::kConsumerRegs>();

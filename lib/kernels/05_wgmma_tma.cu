@@ -56,11 +56,15 @@
 // CUDNN_ATTENTION in the same sweep): d=128 4x16x8192 585 non-causal (85 % of cuDNN's 686), 565
 // causal (90 %); d=64 2x32x8192 480 (96 % of 500) / 428 (92 %). ncu at 4x16x4096x128: tensor pipe
 // 60 % busy, 971 shared-memory bank conflicts in all (mma.sync rung: 198 k).
+// d=256 (session 8): the 80-key tile instead of 64 keys (wgmma_traits.cuh says why), 582 -> 609
+// and 566 -> 613 TFLOP/s at 2x16x8192x256 non-causal in two rounds of one call; 600 / 600
+// (non-causal / causal) in session8/fa2/ladder.csv, where rungs 6-9 reach 667-747.
 //
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; 0-byte stack frame, no spills, no LDL/STL):
 //   dtype      D    M x N x threads   stages  smem (B)   regs   CTAs/SM
 //   bf16/fp16  128  128 x 128 x 256   3       230,468    179    1 (smem)
 //   bf16/fp16  64   192 x 128 x 384   4       156,760    150    1 (smem, registers)
+//   bf16/fp16  256  128 x 80 x 256    2       230,448    217    1 (smem)
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -32,6 +32,8 @@
 // d=128 4x16x8192 666 non-causal (97 % of cuDNN's 686, +14 % over rung 5), 630 causal (100 %);
 // d=64 2x32x8192 542 (108 %) / 483 (104 %). ncu at 4x16x4096x128: tensor pipe 70 % busy (rung 5:
 // 60 %).
+// d=256 (session 8: the 80-key tile, K and V released separately, wgmma_ws_kernel.cuh): 2x16x8192
+// 514 -> 668 non-causal in one call; 667 / 674 (causal) in session8/fa2/ladder.csv.
 //
 // The kernel (barriers, role split, producer, consumer set-up, epilogue) is rung 7's too:
 // device/wgmma_ws_kernel.cuh, with the tiles both rungs run. This file holds what is rung 6's
@@ -41,6 +43,7 @@
 //   dtype      D    M x N x threads (+128 launched)  stages  smem (B)   regs (entry/producer/consumer)
 //   bf16/fp16  128  128 x 128 x 256                  3       230,480    168 / 24 / 240 (uses R0-R183)
 //   bf16/fp16  64   192 x 128 x 384                  4       156,776    128 / 32 / 160 (uses R0-R151)
+//   bf16/fp16  256  128 x 80 x 256                   2       230,472    168 / 24 / 240
 
 #include <cstdint>
 #include <vector>
@@ -60,23 +63,23 @@ namespace {
 // batch 0 = S(0); batch b = PV(b-1) + S(b) for b = 1..n-1 (one commit group); batch n = PV(n-1).
 // Program order of a warpgroup (n >= 1: at n = 0 the kernel skips all of it; batch 0 and
 // batch n are the kernel's first_batch and last_batch, the rest is run() below):
-//   wait K(0); batch 0; wait_group 0; softmax(0);
+//   wait K(0); batch 0; wait_group 0; release K(0); softmax(0);
 //   iteration t = 0..n-2: rescale O by α(t), pack P(t); wait V(t), K(t+1); batch t+1;
-//       wait_group 0; release tile t (empty[slot(t)]: K(t) read by batch t, V(t) by batch t+1);
-//       softmax(t+1);
-//   rescale O by α(n-1), pack P(n-1); wait V(n-1); batch n; wait_group 0; release tile n-1.
+//       wait_group 0; release V(t) and K(t+1) (both read by batch t+1); softmax(t+1);
+//   rescale O by α(n-1), pack P(n-1); wait V(n-1); batch n; wait_group 0; release V(n-1).
 // Deadlock freedom: batch b of warpgroup w needs (i) the token, i.e. batch b of w - 1 (batch
 // b - 1 of the last warpgroup for w = 0) issued, which depends only on earlier batches; (ii) K(b)
-// and V(b-1) loaded, i.e. releases of tiles <= b - kStages <= b - 2 by every warp, done right
-// after batch b - 1 completed (a wgmma batch completes without waiting for anything else); the
-// producer itself waits only for those releases. Full-barrier waits come before the token wait,
-// so a warpgroup never holds the token while waiting for memory.
+// and V(b-1) loaded, i.e. the releases of K(b - kStages) and V(b - 1 - kStages) by every warp,
+// done right after batch b - kStages <= b - 2 completed (a wgmma batch completes without waiting
+// for anything else); the producer itself waits only for those releases, in the order K(b),
+// V(b-1). Full-barrier waits come before the token wait, so a warpgroup never holds the token
+// while waiting for memory.
 struct PingPongSchedule {
     template <class Tr>
     static __device__ __forceinline__ int run(const wgmma::WsConsumer<Tr>& c, const wgmma::ConsumerRegs<Tr>& r) {
         const auto& [o, row_max, row_sum, s, pa, rescale] = r;
-        int stage = 0;  // slot of tile t
-        uint32_t phase = 0;
+        int stage = wgmma::ring_slot<Tr>(c.ring0);  // slot of tile t
+        uint32_t phase = wgmma::ring_parity<Tr>(c.ring0);
         // Batches 1..n-1: O = α(t)·O + P(t)·V(t), then S(t+1), one commit group.
 #pragma unroll 1
         for (int t = 0; t + 1 < c.n_tiles; ++t) {
@@ -106,7 +109,8 @@ struct PingPongSchedule {
             hopper::warpgroup_fence_operand(o);
             hopper::warpgroup_fence_operand(pa);
             hopper::warpgroup_fence_operand(s);
-            c.release(stage);  // K(t) was read by batch t, V(t) by this one
+            c.release_v(stage);       // V(t) and K(t+1): read by this batch
+            c.release_k(next_stage);
             stage = next_stage;
             phase = next_phase;
             wgmma::softmax_tile<Tr>(s, row_max, row_sum, rescale, c.p, c.blk, t + 1, c);

@@ -52,121 +52,32 @@
 // 6's ping-pong already hides most of the softmax. ncu: tensor pipe 71 % busy.
 //
 // The kernel (barriers, role split, producer, consumer set-up, epilogue) is rung 6's:
-// device/wgmma_ws_kernel.cuh. This file holds what is rung 7's own: the consumer schedule and
-// why it cannot deadlock.
+// device/wgmma_ws_kernel.cuh. What is rung 7's own, the consumer schedule and why it cannot
+// deadlock, is device/overlap_schedule.cuh (a header since rung 9 runs it too); this file makes
+// the rung's rows from it.
+//
+// Head_dim 256 (session 8): the 80-key tile (wgmma_traits.cuh) and K and V released separately
+// (wgmma_ws_kernel.cuh, produce_tile). H100, bf16, 16k tokens x 16 heads, TFLOP/s, one call
+// (session 8 call 1), before -> after: S=512 375 -> 444, 1024 424 -> 541, 2048 453 -> 615, 4096
+// 476 -> 674, 8192 443 -> 700, 16384 462 -> 716 non-causal; causal 250 -> 281 ... 477 -> 702. At
+// d64/d128 the release change measured level (within the call's 1-2 % spread). With FA4 and
+// cuDNN in one call (session8/fa2/ladder.csv): 2x16x8192x256 747 / 703 (causal) against cuDNN
+// 668 / 671 and FA4 753 / 719.
 //
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; 0-byte stack frame, no spills, no LDL/STL):
 //   dtype      D    M x N x threads (+128 launched)  stages  smem (B)   regs (entry/producer/consumer)
 //   bf16/fp16  128  128 x 128 x 256                  3       230,480    168 / 24 / 240 (uses R0-R184)
 //   bf16/fp16  64   192 x 128 x 384                  4       156,776    128 / 32 / 160 (uses R0-R157)
+//   bf16/fp16  256  128 x 80 x 256                   2       230,472    168 / 24 / 240
 
-#include <cstdint>
 #include <vector>
 
-#include "device/block_info.cuh"
-#include "device/hopper.cuh"
-#include "device/ptx.cuh"
-#include "device/wgmma_steps.cuh"
-#include "device/wgmma_traits.cuh"
+#include "device/overlap_schedule.cuh"
 #include "device/wgmma_ws_kernel.cuh"
 #include "kernels/kernels.h"
 
 namespace fa {
-namespace {
 
-// Ping-pong with intra-warpgroup overlap. Batch b is the b-th token-holding issue of a warpgroup:
-// batch 0 = S(0); batch b = S(b) + PV(b-1) for b = 1..n-1 (two commit groups, S first); batch n =
-// PV(n-1). Program order of a warpgroup (n >= 1: at n = 0 the kernel skips all of it; batch 0
-// and batch n are the kernel's first_batch and last_batch, the rest is run() below):
-//   wait K(0); batch 0; wait_group 0; softmax(0); wait V(0);
-//   iteration t = 0..n-2: rescale O by α(t), pack P(t); wait K(t+1); batch t+1;
-//       wait_group 1 (S(t+1) landed); softmax(t+1); wait V(t+1);  <- P(t)·V(t) still runs
-//       wait_group 0; release tile t (empty[slot(t)]: K(t) read by batch t, V(t) by batch t+1);
-//   rescale O by α(n-1), pack P(n-1); batch n; wait_group 0; release tile n-1.
-// Each batch's operands are waited for before its token wait (K(b) just before, V(b-1) in the
-// previous iteration or before the loop), so no warpgroup waits for memory holding the token.
-// Deadlock freedom: rank the events E(w, b) = "warpgroup w issues batch b" as (b, w, 0) and
-// R(w, u) = "every warp of w released tile u" as (u + 1, w, 1), lexicographically. Each event
-// needs only events of smaller rank (wgmma completion and the producer's loads need nothing else
-// once their inputs exist):
-//   E(w, b)  needs the token: E(w-1, b), or E(kConsumerWarpgroups-1, b-1) for w = 0; program
-//            order: R(w, b-2); its operands K(b), V(b-1): the producer loads tiles in order, tile
-//            t once R(*, t - kStages) happened, so ranks <= (b - kStages + 1, *, 1) <=
-//            (b - 1, *, 1) < (b, w, 0) (kStages >= 2).
-//   R(w, u)  needs E(w, u+1) (rank (u+1, w, 0)), the completion of its own wgmmas (unconditional)
-//            and V(u+1): R(*, u+1-kStages), rank (u + 2 - kStages, *, 1) <= (u, *, 1) < (u+1, w, 1).
-//   The producer's wait before tile t is R(*, t - kStages) itself.
-// So no wait is part of a cycle, for any n: 0 (only Q, waited; then only the epilogue barrier),
-// 1 (batch 0 = S(0), wait V(0), batch 1 = PV(0); a causal CTA with one key tile is this case),
-// 2 (the loop runs once), or more. Partial tiles change only bytes (zero-filled, counted, so
-// every full barrier completes) and the mask.
-struct OverlapSchedule {
-    template <class Tr>
-    static __device__ __forceinline__ int run(const wgmma::WsConsumer<Tr>& c, const wgmma::ConsumerRegs<Tr>& r) {
-        ptx::mbarrier_wait_parity(c.sm.bar_v0, 0);  // V(0), for batch 1 (or batch n = 1)
-        const auto& [o, row_max, row_sum, s, pa, rescale] = r;
-        int stage = 0;       // slot of tile t
-        int next_stage = 1;  // slot of tile t + 1 (kStages >= 2), and its use's parity
-        uint32_t next_phase = 0;
-#pragma unroll 1
-        for (int t = 0; t + 1 < c.n_tiles; ++t) {
-            // Batch t+1: S(t+1) = Q·K(t+1)ᵀ, then O = α(t)·O + P(t)·V(t). V(t) waited.
-            wgmma::rescale_o<Tr>(o, rescale);
-            wgmma::pack_p<Tr>(pa, s);
-            // K(t+1): a spin loop, so it also ends the basic block of the rescale and the pack,
-            // which ptxas would otherwise sink below bar.sync onto the token holder's path.
-            hopper::warpgroup_fence_operand(o);
-            hopper::warpgroup_fence_operand(pa);
-            ptx::mbarrier_wait_parity(c.sm.bar_k0 + 8 * next_stage, next_phase);
-            c.wait_turn();
-            hopper::warpgroup_fence_operand(o);
-            hopper::warpgroup_fence_operand(pa);
-            hopper::warpgroup_fence_operand(s);
-            hopper::wgmma_fence();  // orders the rescale of o and the pack of pa before the wgmmas
-            wgmma::issue_qk<Tr>(s, c.desc.q, c.desc.k, next_stage);
-            hopper::wgmma_commit_group();
-            wgmma::issue_pv<Tr>(o, pa, c.desc.v, stage);
-            hopper::wgmma_commit_group();
-            c.pass_turn();  // not the last batch (t + 1 < n)
-            hopper::warpgroup_fence_operand(s);
-            hopper::wgmma_wait_group<1>();  // S(t+1) has landed; P(t)·V(t) may still run
-            hopper::warpgroup_fence_operand(s);
-            // Between the waits only s, the row statistics and rescale are written: o and pa
-            // belong to the running wgmma until wait_group 0.
-            wgmma::softmax_tile<Tr>(s, row_max, row_sum, rescale, c.p, c.blk, t + 1, c);
-            // The gap: V(t+1), the other operand of batch t+2 (or of batch n); a spin loop, so
-            // wait_group 0 below starts a basic block of its own and cannot be hoisted above
-            // the softmax.
-            ptx::mbarrier_wait_parity(c.sm.bar_v0 + 8 * next_stage, next_phase);  // V(t+1)
-            int nn_stage = next_stage + 1;
-            uint32_t nn_phase = next_phase;
-            if (nn_stage == Tr::kStages) {
-                nn_stage = 0;
-                nn_phase ^= 1u;
-            }
-            hopper::warpgroup_fence_operand(o);
-            hopper::warpgroup_fence_operand(pa);
-            hopper::wgmma_wait_group<0>();
-            hopper::warpgroup_fence_operand(o);
-            hopper::warpgroup_fence_operand(pa);  // pa stays untouched until the wgmma read it
-            c.release(stage);  // K(t) was read by batch t, V(t) by batch t+1
-            stage = next_stage;
-            next_stage = nn_stage;
-            next_phase = nn_phase;
-        }
-        // Batch n (last_batch) is O = α(n-1)·O + P(n-1)·V(n-1): its operands. V(n-1) waited (before
-        // the loop, or in its last gap). No spin loop before bar.sync here: the rescale may sink
-        // below it (once per CTA).
-        wgmma::rescale_o<Tr>(o, rescale);
-        wgmma::pack_p<Tr>(pa, s);
-        hopper::warpgroup_fence_operand(o);
-        hopper::warpgroup_fence_operand(pa);
-        return stage;
-    }
-};
-
-}  // namespace
-
-const std::vector<KernelInstance>& wgmma_overlap_instances() { return wgmma::ws_instances<OverlapSchedule>(); }
+const std::vector<KernelInstance>& wgmma_overlap_instances() { return wgmma::ws_instances<wgmma::OverlapSchedule>(); }
 
 }  // namespace fa

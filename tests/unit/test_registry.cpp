@@ -226,3 +226,49 @@ TEST_CASE("registry: the math unit of each rung, which sets its model ceiling", 
         CHECK(k.caps.math == (ffma ? fa::MathUnit::CudaCoreFp32 : fa::MathUnit::TensorCore));
     }
 }
+
+// Issue #10: head_dim 256 runs FA3's 80-key tile on every Hopper rung (lib/device/wgmma_traits.cuh:
+// 64-key tiles left S = Q·Kᵀ bound by shared-memory reads), 80 is a legal Hopper N, and a tile
+// near it names it.
+TEST_CASE("head_dim 256 on the Hopper rungs: the 128x80x256 tile", "[registry]") {
+    for (const char* slug : {"wgmma_tma", "wgmma_ws", "wgmma_overlap", "wgmma_persistent"}) {
+        const fa::KernelInfo* k = fa::find_kernel(slug);
+        REQUIRE(k != nullptr);
+        for (fa::DType dtype : {fa::DType::BFloat16, fa::DType::Float16}) {
+            INFO(slug << " " << fa::dtype_name(dtype));
+            fa::ProblemShape p;
+            p.dtype = dtype;
+            p.head_dim = 256;
+            const fa::KernelInstance* inst = nullptr;
+            CHECK(fa::check_support(*k, p, nullptr, 90, 227 * 1024, &inst).empty());
+            REQUIRE(inst != nullptr);
+            CHECK(inst->tile == fa::TileConfig{128, 80, 256});
+            CHECK(inst->smem_bytes <= 227 * 1024);
+            const fa::TileConfig near{128, 96, 256};
+            CHECK(fa::check_support(*k, p, &near, 90, 227 * 1024, &inst).find("the closest legal tile is 128x80x256") !=
+                  std::string::npos);
+        }
+    }
+}
+
+// Rung 9 is rung 7 made persistent: the same problems (LSE, split-KV, packed GQA) and head_dims.
+TEST_CASE("wgmma_persistent takes what wgmma_overlap takes", "[registry]") {
+    const fa::KernelInfo* overlap = fa::find_kernel("wgmma_overlap");
+    const fa::KernelInfo* persistent = fa::find_kernel("wgmma_persistent");
+    REQUIRE(overlap != nullptr);
+    REQUIRE(persistent != nullptr);
+    CHECK(persistent->rung == 9);
+    CHECK(persistent->min_sm == 90);
+    CHECK(persistent->arch_specific);
+    CHECK(persistent->caps.lse == overlap->caps.lse);
+    CHECK(persistent->caps.split_kv == overlap->caps.split_kv);
+    CHECK(persistent->caps.pack_gqa == overlap->caps.pack_gqa);
+    const auto& a = overlap->instances();
+    const auto& b = persistent->instances();
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        CHECK(a[i].dtype == b[i].dtype);
+        CHECK(a[i].head_dim == b[i].head_dim);
+        CHECK(a[i].tile == b[i].tile);
+    }
+}

@@ -1,0 +1,282 @@
+// Rung 9 — `wgmma_persistent`: rung 07 (`wgmma_overlap`) with one CTA per SM that loops over the
+// tiles of query rows (FA3's persistent kernel), taking each next tile from a global counter,
+// with the next tile's Q already loaded (a second Q buffer) and the issue token kept from one
+// tile to the next. Same schedule (device/overlap_schedule.cuh), register split and epilogue as
+// rung 07; the head_dim-128 ring has 2 stages instead of 3 (the second Q buffer's room).
+//
+// What changed from rung 07, and why:
+//   - The fixed cost of a CTA. A rung 7 CTA pays, besides its key tiles: launch and set-up
+//     (barrier init, setmaxnreg), the first loads (Q and K(0), with nothing to overlap them), the
+//     ping-pong's start and drain, and the epilogue. At 32x16x512x128 (4 key tiles per CTA) that
+//     was ~3.6 us of ~11 us per CTA: 389 TFLOP/s against 600 at 4x16x8192x128 (session 8 call 1;
+//     the call's power-capped clocks). The compulsory bytes there (Q, K, V, O: 268 MB, 89 us at
+//     3 TB/s) are half the kernel's time, so loads that do not overlap the math cost directly.
+//   - Next tile's loads under this one. The producer issues tile i+1's K(0) as soon as a ring
+//     slot frees (during tile i's last key tiles) and its Q into the other Q buffer (free since
+//     tile i-1's epilogue), so tile i+1's first GEMM waits for nothing. With one Q buffer (this
+//     rung's first version, session 8 call 2) Q(i+1) could only load after tile i's epilogue had
+//     read O out of it, and the rung measured level with rung 7 (0.95-1.03x).
+//   - The token is kept. Rung 7's last warpgroup retires the issue token after its last batch
+//     and starts it again for the next CTA; here it passes it on, so warpgroup 0 starts tile i+1
+//     while the last warpgroup runs tile i's epilogue (warpgroup 0 takes the final pass when no
+//     tile is left, so every named barrier ends with as many syncs as arrivals).
+//   - Order and balance. CTA b takes tile b first, then tiles from a global counter (atomicAdd)
+//     in fwd_grid's order: row blocks of one (batch, head) consecutive, the last (heaviest
+//     causal) first, so the tiles in flight share K/V in L2 as rung 7's do, and a CTA that drew
+//     short causal tiles takes more of them (a static round-robin would leave the tail to the
+//     CTAs that drew long ones).
+//   - The counter: two ints in global memory (work_counter below), zero at module load. Each
+//     CTA's producer, after its last (failing) fetch, counts itself done; the last one resets both
+//     to zero, so the next launch in the stream starts from zero without a memset launch. Two
+//     launches of rung 9 must therefore not run concurrently (fa-bench launches on one stream).
+//   - Synchronization added to rung 7's (wgmma_ws_kernel.cuh), per Q buffer: bar_q (Q landed),
+//     q_empty (count: every consumer thread; each arrives after its epilogue, the warpgroup
+//     leader after its TMA store read the O rows), waited by the producer before it loads that
+//     buffer again; and a work slot the producer writes before arming bar_q (the arrive releases
+//     it, the consumers' wait on bar_q acquires it), -1 meaning "no more tiles" (then bar_q gets
+//     a plain arrive). The K/V ring and the consumers' ring positions (ring_slot) continue from
+//     one tile to the next. One arrival per warp after __syncwarp on q_empty, as on the ring
+//     slots, was flagged by racecheck at head_dim 256 (see the consumers' loop).
+//   - Tiles: rung 7's, except head_dim 128 at 2 stages (Q 2 x 32 KB + 2 x 64 KB K/V = 192 KB;
+//     3 stages would need 256 KB). Head_dim 64 keeps 4 stages (176 KB). Head_dim 256 has one Q
+//     buffer (2 x 64 KB + 2 x 80 KB does not fit), so its next Q still waits for the epilogue.
+//
+// Measured (results/nvidia-h100-80gb-hbm3/session8/fa2/ladder.csv: H100 SXM, bf16, 16k tokens,
+// one call with cuDNN 9.19 and FA4 4.0.0b36; TFLOP/s, rung 9 / rung 7, non-causal; causal):
+//   d64  S=512 370 / 287 (+29 %), 1k +18 %, 2k +13 %, 4k +10 %, 8k +7 %, 16k +5 %; causal +30 %
+//        at 512 ... +9 % at 16k (198 / 152 ... 509 / 469).
+//   d128 S=512 485 / 414 (+17 %), 1k +11 %, 2k +7 %, 4k +5 %, 8k +12 %, 16k -4 % (605 / 627);
+//        4x16x8192 680 / 592 (+15 %); causal +22 % at 512 ... +5 % at 16k (674 / 641).
+//   d256 level (one Q buffer): 0.94-1.03x non-causal, 0.99-1.03x causal.
+//   Against the better of cuDNN and FA4 in that call, the best Hopper rung (mostly this one):
+//   d64 0.93-0.97 non-causal, 0.74-0.94 causal; d128 0.88-1.01 / 0.93-1.02; d256 0.88-1.00 /
+//   0.89-1.03. Two rounds of call 3 (the same kernel, a power-capped machine): 0.98-1.38x rung 7
+//   at d64, 0.90-1.27x at d128, 0.83-1.17x at d256, the low ends single causal rows of one round
+//   (the other round: 1.09, 1.04, 1.02); the 16k non-causal d128 point was +7 % there, so its
+//   -4 % here is within the calls' spread.
+//
+// Instances (ptxas, CUDA 13.0, -O3, sm_90a; regs entry/producer/consumer as rung 7): d64 and
+// d128 no spills; d256 spills 28 bytes, stored once before the tile loop and reloaded in each
+// tile's epilogue (SASS: no LDL/STL between the first HGMMA and the last wait of a tile).
+
+#include <cstdint>
+#include <vector>
+
+#include "device/block_info.cuh"
+#include "device/hopper.cuh"
+#include "device/launch.cuh"
+#include "device/overlap_schedule.cuh"
+#include "device/ptx.cuh"
+#include "device/wgmma_steps.cuh"
+#include "device/wgmma_traits.cuh"
+#include "device/wgmma_ws_kernel.cuh"
+#include "kernels/kernels.h"
+
+namespace fa {
+namespace {
+
+// Rung 7's tile (Config) plus, after the ring's release barriers: q_empty[2], bar_q for the second
+// Q buffer, the work slots of both buffers, and the second Q buffer itself where shared memory
+// holds it (kQBuffers = 2), so that tile i+1's Q loads while tile i runs.
+template <class Config>
+struct PersistentTraits : wgmma::WsTraits<Config> {
+    using Ws = wgmma::WsTraits<Config>;
+    static constexpr int kOffQEmpty = Ws::kOffRelease + 16 * Ws::kStages;  // after k_empty, v_empty
+    static constexpr int kOffBarQ1 = kOffQEmpty + 16;
+    static constexpr int kOffWork = kOffBarQ1 + 8;  // two int slots
+    static constexpr int kOffQ1 = (kOffWork + 8 + 1023) / 1024 * 1024;
+    static constexpr bool kDoubleQ = kOffQ1 + Ws::kQBytes + Ws::kAlignSlack <= 227 * 1024;
+    static constexpr int kQBuffers = kDoubleQ ? 2 : 1;
+    static constexpr int kSmemBytes = (kDoubleQ ? kOffQ1 + Ws::kQBytes : kOffWork + 8) + Ws::kAlignSlack;
+    static_assert(kSmemBytes <= 227 * 1024, "fits sm_90's 227 KiB opt-in shared memory per block");
+};
+
+// Rung 9's tiles: rung 7's, except head_dim 128 with a 2-stage ring, so that a second Q buffer
+// fits (Q 2 x 32 KB + 2 x (K 32 KB + V 32 KB) = 192 KB; with 3 stages 256 KB would not). Head_dim
+// 64 keeps 4 stages (2 x 24 KB + 4 x 32 KB = 176 KB); head_dim 256 has one Q buffer (2 x 64 KB +
+// 2 x 80 KB does not fit), so its next Q waits for the epilogue.
+template <typename T>
+struct PersistentD128 : wgmma::WgmmaWsD128<T> {
+    static constexpr int kStages = 2;
+};
+
+// [0]: tiles handed out after the first gridDim.x; [1]: CTAs done fetching (see the header).
+__device__ int work_counter[2];
+
+// The producer's next tile: the first gridDim.x are the CTAs' own, the rest come from the counter.
+__device__ __forceinline__ int next_work() { return atomicAdd(&work_counter[0], 1) + static_cast<int>(gridDim.x); }
+
+template <class Tr>
+__device__ __forceinline__ int grid_x_tiles(const FwdParams& p) {
+    return fwd_row_blocks(p, Tr::kBlockM) * fwd_head_slots(p) * p.batch;
+}
+
+// Tile w of the n_work = fwd_grid's x · y (x fastest: row blocks of one head slot, then slots,
+// batch; y = split).
+template <class Tr>
+__device__ __forceinline__ BlockCoords work_coords(const FwdParams& p, int w) {
+    const int grid_x = grid_x_tiles<Tr>(p);
+    return BlockCoords(p, Tr::kBlockM, Tr::kBlockN, w % grid_x, w / grid_x);
+}
+
+// The CTA's i-th tile uses Q buffer i % kQBuffers: its shared memory as rung 7's layout sees it
+// (q and bar_q replaced), its q_empty barrier and work slot, and the parity of that buffer's use.
+template <class Tr>
+struct QBuffer {
+    wgmma::CtaSmem<Tr> sm;
+    uint32_t q_empty, work;
+    uint32_t parity;
+
+    __device__ __forceinline__ QBuffer(const wgmma::CtaSmem<Tr>& base, int i) : sm(base) {
+        const int b = i % Tr::kQBuffers;
+        if (b == 1) {
+            sm.q = base.base + Tr::kOffQ1;
+            sm.bar_q = base.base + Tr::kOffBarQ1;
+        }
+        q_empty = base.base + Tr::kOffQEmpty + 8 * b;
+        work = base.base + Tr::kOffWork + 4 * b;
+        parity = static_cast<uint32_t>((i / Tr::kQBuffers) & 1);
+    }
+};
+
+template <class Tr>
+__global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
+    wgmma_persistent_fwd_kernel(const FwdParams p, const __grid_constant__ CUtensorMap tm_q,
+                                const __grid_constant__ CUtensorMap tm_k, const __grid_constant__ CUtensorMap tm_v,
+                                const __grid_constant__ CUtensorMap tm_o) {
+#if FA_HOPPER_ENABLED
+    ptx::launch_dependent_grids();  // split-KV: the combine may be scheduled now
+    extern __shared__ unsigned char smem_raw[];
+    const wgmma::CtaSmem<Tr> sm(smem_raw);
+    const int tid = threadIdx.x;
+
+    if (tid == 0) {
+        sm.init_full_barriers();  // bar_q (buffer 0), k_full, v_full
+        ptx::mbarrier_init(sm.base + Tr::kOffBarQ1, 1);
+#pragma unroll
+        for (int s = 0; s < 2 * Tr::kStages; ++s) ptx::mbarrier_init(sm.release + 8 * s, Tr::kConsumerWarps);
+        // q_empty: every consumer thread arrives (see the consumers' end of a tile).
+        ptx::mbarrier_init(sm.base + Tr::kOffQEmpty, Tr::kNThreads);
+        ptx::mbarrier_init(sm.base + Tr::kOffQEmpty + 8, Tr::kNThreads);
+        hopper::fence_mbarrier_init();
+    }
+    __syncthreads();
+
+    if (tid < 128) {
+        // ---- Producer warpgroup: thread 0 loads every tile's Q, K and V ----
+        hopper::setmaxnreg_dec<Tr::kProducerRegs>();
+        if (tid == 0) {
+            const int n_work = grid_x_tiles<Tr>(p) * (p.num_splits > 1 ? p.num_splits : 1);
+            int g = 0;  // key tiles loaded so far (ring position)
+            int i = 0;  // tiles whose Q was loaded
+#pragma unroll 1
+            for (int w = blockIdx.x; w < n_work; w = next_work(), ++i) {
+                const BlockCoords blk = work_coords<Tr>(p, w);
+                const int n_tiles = max(blk.key_tiles(), 0);
+                wgmma::produce_tile<Tr>(sm, &tm_k, &tm_v, blk, n_tiles, g, [&] {
+                    // The buffer held tile i - kQBuffers's Q, then its O until the TMA store read it.
+                    const QBuffer<Tr> qb(sm, i);
+                    if (i >= Tr::kQBuffers) ptx::mbarrier_wait_parity(qb.q_empty, qb.parity ^ 1u);
+                    ptx::st_shared_b32(qb.work, static_cast<uint32_t>(w));
+                    wgmma::load_q<Tr>(qb.sm, &tm_q, blk, p);
+                });
+                g += n_tiles;
+            }
+            const QBuffer<Tr> qb(sm, i);
+            if (i >= Tr::kQBuffers) ptx::mbarrier_wait_parity(qb.q_empty, qb.parity ^ 1u);
+            ptx::st_shared_b32(qb.work, 0xFFFFFFFFu);  // -1: no more tiles
+            ptx::mbarrier_arrive(qb.sm.bar_q);
+            // The last CTA done fetching resets the counter for the next launch.
+            if (atomicAdd(&work_counter[1], 1) == static_cast<int>(gridDim.x) - 1) {
+                atomicExch(&work_counter[0], 0);
+                atomicExch(&work_counter[1], 0);
+            }
+        }
+    } else {
+        // ---- Consumer warpgroups: rung 7's schedule on each tile the producer hands out ----
+        hopper::setmaxnreg_inc<Tr::kConsumerRegs>();
+        int ring = 0;          // key tiles consumed so far (ring position of the next K(0))
+        bool started = false;  // the issue token circulates (started by the first tile with key tiles)
+#pragma unroll 1
+        for (int i = 0;; ++i) {
+            const QBuffer<Tr> qb(sm, i);
+            ptx::mbarrier_wait_parity(qb.sm.bar_q, qb.parity);
+            const int w = static_cast<int>(ptx::ld_shared_b32(qb.work));
+            if (w < 0) {
+                // The last warpgroup's pass after its last batch: warpgroup 0 takes it, so every
+                // named barrier ends with as many syncs as arrivals.
+                const wgmma::ConsumerThread<Tr> ct(tid - 128);
+                if (started && ct.wg == 0) hopper::named_barrier_sync(Tr::kSchedBar, 256);
+                break;
+            }
+            const BlockCoords blk = work_coords<Tr>(p, w);
+            // The token is kept between tiles: warpgroup 0 may start tile i+1 while the last
+            // warpgroup still runs its epilogue of tile i.
+            const wgmma::WsConsumer<Tr> c(qb.sm, p, blk, tid - 128, ring, started, true);
+
+            float o[Tr::kAccO];
+#pragma unroll
+            for (int k = 0; k < Tr::kAccO; ++k) o[k] = 0.0f;
+            float row_max[2] = {-CUDART_INF_F, -CUDART_INF_F};
+            float row_sum[2] = {0.0f, 0.0f};
+            float s[Tr::kAccS];
+            uint32_t pa[Tr::kKStepsPV * 4];
+            float rescale[2];
+            const wgmma::ConsumerRegs<Tr> r{o, row_max, row_sum, s, pa, rescale};
+
+            const int n_tiles = c.n_tiles;
+            if (n_tiles > 0) {
+                wgmma::first_batch<Tr>(c, r);
+                const int last_stage = wgmma::OverlapSchedule::run<Tr>(c, r);
+                wgmma::last_batch<Tr>(c, r, last_stage);
+                ring += n_tiles;
+                started = true;
+            }
+            // The coordinates again from w, so that none of them is held through the main loop.
+            wgmma::write_output<Tr>(o, row_sum, row_max, c, qb.sm, &tm_o, p, work_coords<Tr>(p, w));
+            // Every thread arrives, after its own last read of the buffer and the work slot (the
+            // warpgroup leader after its TMA store read the O rows). One arrival per warp after
+            // __syncwarp, as for the ring slots, is flagged by compute-sanitizer's racecheck at
+            // head_dim 256 (the other 31 lanes' work-slot reads against the producer's next write;
+            // one Q buffer leaves no other barrier between them): 240 hazards, session 8 call 5.
+            ptx::mbarrier_arrive(qb.q_empty);
+        }
+    }
+#endif  // FA_HOPPER_ENABLED
+}
+
+// One CTA per SM (each holds ~225 KiB of shared memory, so one fits), never more than tiles.
+template <class Tr>
+cudaError_t launch_wgmma_persistent(const FwdParams& p, cudaStream_t stream) {
+    int device = 0, sms = 0;
+    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+    if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
+        return e;
+    const dim3 tiles = fwd_grid(p, Tr::kBlockM);
+    const long long n_work = static_cast<long long>(tiles.x) * tiles.y;
+    const dim3 grid(static_cast<unsigned>(n_work < sms ? n_work : sms));
+    return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_persistent_fwd_kernel<Tr>, p, stream, &grid);
+}
+
+template <class Config>
+KernelInstance persistent_instance() {
+    using Tr = PersistentTraits<Config>;
+    return instance_of<Tr>(reinterpret_cast<const void*>(&wgmma_persistent_fwd_kernel<Tr>),
+                           &launch_wgmma_persistent<Tr>);
+}
+
+}  // namespace
+
+const std::vector<KernelInstance>& wgmma_persistent_instances() {
+    static const std::vector<KernelInstance> instances = {
+        persistent_instance<PersistentD128<__nv_bfloat16>>(),
+        persistent_instance<wgmma::WgmmaWsD64<__nv_bfloat16>>(),
+        persistent_instance<PersistentD128<__half>>(),
+        persistent_instance<wgmma::WgmmaWsD64<__half>>(),
+        persistent_instance<wgmma::WgmmaWsD256<__nv_bfloat16>>(),
+        persistent_instance<wgmma::WgmmaWsD256<__half>>(),
+    };
+    return instances;
+}
+
+}  // namespace fa
