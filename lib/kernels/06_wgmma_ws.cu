@@ -4,8 +4,8 @@
 //
 // What changed from rung 05, and why:
 //   - Roles. A producer warpgroup (warpgroup 0; one elected thread) issues every TMA load: Q, then
-//     each K/V tile into its ring slot once the slot's "empty" mbarrier says all consumer warps
-//     released it. Rung 05 has the last releasing consumer warp issue the refill, which puts a
+//     each K and V tile into its ring slot once the slot's "empty" mbarrier (one for K, one for V,
+//     since session 8) says all consumer warps released it. Rung 05 has the last releasing consumer warp issue the refill, which puts a
 //     shared-memory atomic and the TMA issue on the consumers' critical path; here consumers only
 //     arrive on an mbarrier and the load for tile t + kStages leaves as soon as the slot is free.
 //   - Registers. The producer warpgroup needs ~20 registers, the consumers all they can get:
