@@ -5,6 +5,7 @@
     build/venv/bin/python scripts/plot.py results/nvidia-h100-80gb-hbm3/ladder.csv --table   # markdown
     build/venv/bin/python scripts/plot.py decode.csv --plots decode --out /tmp/plots        # sweep.sh --grid decode
     build/venv/bin/python scripts/plot.py decode.csv --decode-table                          # markdown
+    build/venv/bin/python scripts/plot.py results/nvidia-h100-80gb-hbm3/session8/fa2/ladder.csv --wide-table
 
 Kernel order: fa-bench's rungs in ladder order (from `fa-bench --schema`: --fa-bench PATH,
 $FA_BENCH or build/fa-bench, or a saved document with --schema-json FILE), then kernels neither
@@ -23,7 +24,8 @@ Plots (PNG and SVG each, into --out):
                         (fa-bench rows' practical_gbs) as a horizontal line
 
 Tables (markdown, no charts): --table, one line per kernel per shape with % of each peer;
---decode-table, per decode shape the best fa-bench kernel and the best peer, GB/s and % of the
+--wide-table, one line per shape with a TFLOP/s column per kernel and the best fa-bench kernel as
+% of the best peer (the README's results table); --decode-table, per decode shape the best fa-bench kernel and the best peer, GB/s and % of the
 copy ceiling (anchors: the decode shapes of peers.py --grid decode; all: every shape with
 seqlen_q < seqlen_k).
 
@@ -582,6 +584,29 @@ def ladder_table_markdown(data: pd.DataFrame, order: KernelOrder, shape: dict[st
     return "\n".join(lines)
 
 
+def wide_table_markdown(data: pd.DataFrame, order: KernelOrder) -> str:
+    """| D | causal | B×H×S | <each kernel> ... | best fa-bench / best peer | — one line per shape,
+    fa-bench's kernels in ladder order then the peers, TFLOP/s rounded to whole numbers ('–' where a
+    kernel has no row for the shape), and the best fa-bench kernel against the best peer of that
+    shape ('–' without a peer). The README's results table is this table of one sweep's CSV."""
+    kernels = order.ordered(data["kernel"])
+    header = ["D", "causal", "B×H×S", *kernels, "best fa-bench / best peer"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * 3 + ["--:"] * (len(kernels) + 1)) + "|"]
+    for key, rows in data.groupby(TABLE_SHAPE_ORDER, sort=True):
+        shape = dict(zip(TABLE_SHAPE_ORDER, (int(v) for v in key)))
+        tflops = rows.set_index("kernel")["tflops"]
+        seq = f"{shape['seqlen_q']}" if shape["seqlen_q"] == shape["seqlen_k"] else f"{shape['seqlen_q']}/{shape['seqlen_k']}"
+        label = f"{shape['batch_size']}×{heads_label(shape['num_head'], shape['num_head_kv'])}×{seq}"
+        ours = [tflops[k] for k in tflops.index if not order.is_peer(k)]
+        theirs = [tflops[k] for k in tflops.index if order.is_peer(k)]
+        ratio = percent(max(ours), max(theirs)) if ours and theirs else None
+        cells = [str(shape["head_dim"]), str(shape["is_causal"]), label]
+        cells += [f"{tflops[k]:.0f}" if k in tflops.index else "–" for k in kernels]
+        cells.append("–" if ratio is None else f"{ratio:.0f}%")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 DECODE_TABLE_KINDS = ("anchors", "all")
 
 
@@ -643,6 +668,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, help="folder for the PNG and SVG files (needed unless --table)")
     parser.add_argument("--table", action="store_true",
                         help="print a markdown table of TFLOP/s and %% of each peer per shape; no charts")
+    parser.add_argument("--wide-table", action="store_true",
+                        help="print a markdown table with one line per shape and one TFLOP/s column per kernel, "
+                             "plus the best fa-bench kernel as %% of the best peer (the README's results table); "
+                             "no charts")
     parser.add_argument("--decode-table", nargs="?", const="anchors", choices=DECODE_TABLE_KINDS,
                         help="print a markdown table of the decode shapes (anchors: peers.py --grid decode's, the "
                              "default; all: every shape with seqlen_q < seqlen_k): best fa-bench kernel and best "
@@ -673,11 +702,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = [p for p in plots if p not in PLOTS]
     if unknown:
         parser.error(f"--plots {','.join(unknown)}: choose from {', '.join(PLOTS)}")
-    if args.table and args.decode_table:
-        parser.error("--table and --decode-table: one table at a time")
-    tables = args.table or args.decode_table is not None
+    if sum([args.table, args.wide_table, args.decode_table is not None]) > 1:
+        parser.error("--table, --wide-table and --decode-table: one table at a time")
+    tables = args.table or args.wide_table or args.decode_table is not None
     if not tables and args.out is None:
-        parser.error("--out DIR is needed to write charts (or use --table / --decode-table)")
+        parser.error("--out DIR is needed to write charts (or use --table / --wide-table / --decode-table)")
     required = list(BASE_COLUMNS)
     if not tables and "roofline" in plots:
         required.append("arithmetic_intensity")
@@ -696,6 +725,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         data = select_rows(read_csvs(args.csv, required), dtype, args.gpu)
         if args.table:
             print(ladder_table_markdown(fastest_per_kernel_and_shape(data), order, args.shape))
+            return 0
+        if args.wide_table:
+            print(wide_table_markdown(fastest_per_kernel_and_shape(data), order))
             return 0
         if args.decode_table:
             print(decode_table_markdown(data, order, copy_ceiling(data, order, args.peak_gbs), args.decode_table))

@@ -90,6 +90,38 @@ def test_table_percentages_are_computed_from_the_sample(capsys):
     assert got[("4×16×8192×128", "0", "mma")] == ("300.0", "75.0%", "60.0%")
 
 
+def test_wide_table_has_one_line_per_shape_and_the_best_against_the_best_peer(capsys):
+    assert plot.main([str(SAMPLE), "--wide-table"]) == 0
+    table = parse_markdown_table(capsys.readouterr().out)
+
+    # Expected values straight from the CSV text, independently of pandas (FAIL rows and rows
+    # without a time are left out, as in every mode).
+    tflops = defaultdict(dict)  # (D, causal, "B×H×S") -> {kernel: TFLOP/s}
+    for row in sample_rows():
+        if row["check"] != "FAIL" and row["tflops"]:
+            key = (row["head_dim"], row["is_causal"], f"{row['batch_size']}×{row['num_head']}×{row['seqlen_q']}")
+            tflops[key][row["kernel"]] = max(float(row["tflops"]), tflops[key].get(row["kernel"], 0.0))
+    assert len(table) == len(tflops)
+    peers = set(plot.peer_kernels())
+    for r in table:
+        kernels = tflops[(r["D"], r["causal"], r["B×H×S"])]
+        for kernel in [c for c in r if c not in ("D", "causal", "B×H×S", "best fa-bench / best peer")]:
+            assert r[kernel] == (f"{kernels[kernel]:.0f}" if kernel in kernels else "–")
+        ours = [v for k, v in kernels.items() if k not in peers]
+        theirs = [v for k, v in kernels.items() if k in peers]
+        assert r["best fa-bench / best peer"] == f"{100 * max(ours) / max(theirs):.0f}%"
+    # Spelled out once: at 4×16×8192×128 the best rung is mma (300), the best peer fa4 (600).
+    row = next(r for r in table if (r["D"], r["causal"], r["B×H×S"]) == ("128", "0", "4×16×8192"))
+    assert (row["mma"], row["fa4"], row["best fa-bench / best peer"]) == ("300", "600", "50%")
+
+
+def test_wide_table_is_one_table_at_a_time_too(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        plot.main([str(SAMPLE), "--table", "--wide-table"])
+    assert exit_info.value.code == 2
+    assert "one table at a time" in capsys.readouterr().err
+
+
 def test_table_lists_kernels_in_ladder_order_then_peers(capsys):
     assert plot.main([str(SAMPLE), "--table", "--shape", "4,16,8192,128,0"]) == 0
     kernels = [r["kernel"] for r in parse_markdown_table(capsys.readouterr().out)]
