@@ -19,6 +19,18 @@ std::string naive_problem_limit(const ProblemShape& p) {
                        ctas);
 }
 
+// Rung 9 (09_wgmma_persistent.cu) numbers the tiles of fwd_grid's x · y in one int (its work
+// counter); counted here at its smallest M tile (128 rows), packed GQA or not, and with the split
+// count asked for (the heuristic splits only grids too small to fill the GPU).
+std::string persistent_problem_limit(const ProblemShape& p) {
+    const long long blocks = std::max((p.seqlen_q + 127LL) / 128 * p.heads,
+                                      (static_cast<long long>(p.seqlen_q) * p.heads_per_kv() + 127) / 128 * p.kv_heads());
+    const long long tiles = blocks * p.batch * std::max(p.num_splits, 1);
+    if (tiles <= 2147483647LL) return {};
+    return fmt::format("its tile counter numbers up to {} tiles of 128 query rows (x num_splits) in an int, past 2147483647",
+                       tiles);
+}
+
 std::string tile_text(int m, int n, int threads) { return fmt::format("{}x{}x{}", m, n, threads); }
 
 // Rungs 1-2 (lib/device/scalar_tile.cuh): a lane owns 8·m_block_size / num_threads query rows and
@@ -96,7 +108,7 @@ const std::vector<KernelInfo>& kernel_registry() {
          90, &wgmma_fp8_instances, nullptr, true, kPlain},
         {9, "wgmma_persistent",
          "wgmma_overlap with one CTA per SM looping over the row tiles (global counter), next tile's loads under this one's end (+128 launched)",
-         90, &wgmma_persistent_instances, nullptr, true, kDecode, nullptr, &hopper_tile_limit},
+         90, &wgmma_persistent_instances, nullptr, true, kDecode, &persistent_problem_limit, &hopper_tile_limit},
     };
     return kRegistry;
 }

@@ -272,3 +272,27 @@ TEST_CASE("wgmma_persistent takes what wgmma_overlap takes", "[registry]") {
         CHECK(a[i].tile == b[i].tile);
     }
 }
+
+// Rung 9 numbers its tiles in one int: a problem whose tiles (x splits) pass 2^31 - 1 is refused
+// with the reason, before anything runs.
+TEST_CASE("check_support applies rung 9's own limit: its tile counter", "[registry]") {
+    const fa::KernelInfo* persistent = fa::find_kernel("wgmma_persistent");
+    REQUIRE(persistent != nullptr);
+    fa::ProblemShape p;
+    p.batch = 1;
+    p.heads = 1 << 16;
+    p.seqlen_q = 1 << 22;  // 2^15 row blocks x 2^16 heads = 2^31 tiles
+    p.seqlen_k = 128;
+    const fa::KernelInstance* inst = nullptr;
+    CHECK(fa::check_support(*persistent, p, nullptr, 90, 227 * 1024, &inst) ==
+          "its tile counter numbers up to 2147483648 tiles of 128 query rows (x num_splits) in an int, past 2147483647");
+    CHECK(inst == nullptr);
+    p.heads = (1 << 16) - 1;
+    CHECK(fa::check_support(*persistent, p, nullptr, 90, 227 * 1024, &inst).empty());
+    p.num_splits = 2;  // the split count multiplies the tiles
+    CHECK_FALSE(fa::check_support(*persistent, p, nullptr, 90, 227 * 1024, &inst).empty());
+    // Rung 7 launches one CTA per tile: fwd_grid's x alone is limited (by the runner).
+    p.num_splits = 0;
+    p.heads = 1 << 16;
+    CHECK(fa::check_support(*fa::find_kernel("wgmma_overlap"), p, nullptr, 90, 227 * 1024, &inst).empty());
+}
