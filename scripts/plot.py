@@ -542,10 +542,14 @@ def plot_decode(data: pd.DataFrame, out_dir: Path, dtype: str, ceiling: tuple[fl
 # Markdown table
 # ----------------------------------------------------------------------------------------------
 
-def format_shape(shape: dict[str, int]) -> str:
+def batch_heads_seq(shape: dict[str, int]) -> str:
+    """'B×H×S', with H_kv where it is not H and S as Sq/Sk where they differ."""
     seq = f"{shape['seqlen_q']}" if shape["seqlen_q"] == shape["seqlen_k"] else f"{shape['seqlen_q']}/{shape['seqlen_k']}"
-    heads = heads_label(shape["num_head"], shape.get("num_head_kv", shape["num_head"]))
-    return f"{shape['batch_size']}×{heads}×{seq}×{shape['head_dim']} {'causal' if shape['is_causal'] else 'non-causal'}"
+    return f"{shape['batch_size']}×{heads_label(shape['num_head'], shape.get('num_head_kv', shape['num_head']))}×{seq}"
+
+
+def format_shape(shape: dict[str, int]) -> str:
+    return f"{batch_heads_seq(shape)}×{shape['head_dim']} {'causal' if shape['is_causal'] else 'non-causal'}"
 
 
 def available_shapes(data: pd.DataFrame) -> list[str]:
@@ -595,12 +599,10 @@ def wide_table_markdown(data: pd.DataFrame, order: KernelOrder) -> str:
     for key, rows in data.groupby(TABLE_SHAPE_ORDER, sort=True):
         shape = dict(zip(TABLE_SHAPE_ORDER, (int(v) for v in key)))
         tflops = rows.set_index("kernel")["tflops"]
-        seq = f"{shape['seqlen_q']}" if shape["seqlen_q"] == shape["seqlen_k"] else f"{shape['seqlen_q']}/{shape['seqlen_k']}"
-        label = f"{shape['batch_size']}×{heads_label(shape['num_head'], shape['num_head_kv'])}×{seq}"
         ours = [tflops[k] for k in tflops.index if not order.is_peer(k)]
         theirs = [tflops[k] for k in tflops.index if order.is_peer(k)]
         ratio = percent(max(ours), max(theirs)) if ours and theirs else None
-        cells = [str(shape["head_dim"]), str(shape["is_causal"]), label]
+        cells = [str(shape["head_dim"]), str(shape["is_causal"]), batch_heads_seq(shape)]
         cells += [f"{tflops[k]:.0f}" if k in tflops.index else "–" for k in kernels]
         cells.append("–" if ratio is None else f"{ratio:.0f}%")
         lines.append("| " + " | ".join(cells) + " |")
