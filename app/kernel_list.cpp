@@ -74,7 +74,10 @@ void print_kernel_list(std::FILE* out, const ListFilter& filter) {
             else g->line += ", ";
             // The default is the first row the device can run (check_support): an sm_XXa row
             // listed first is the default on that GPU, the first portable row everywhere else.
-            if (inst.only_sm != 0) {
+            if (inst.default_rule.applies != nullptr) {
+                // Not a default in the first-row sense: check_support picks it per problem.
+                tile += fmt::format(" [default when {}]", inst.default_rule.when);
+            } else if (inst.only_sm != 0) {
                 tile += fmt::format(" sm_{}a only", inst.only_sm);
                 if (first) tile += fmt::format(" [default on sm_{}]", inst.only_sm);
             } else if (!g->has_portable) {

@@ -6,15 +6,27 @@
 
 namespace fa {
 
+bool packs_gqa(const KernelInfo& kernel, const KernelInstance& inst, const ProblemShape& p) {
+    const int g = p.heads_per_kv();
+    return kernel.caps.pack_gqa && inst.tile.m_block_size > 0 && g > 1 && 64 % g == 0 &&
+           2 * p.seqlen_q <= inst.tile.m_block_size;
+}
+
+long long block_series_rows(const KernelInfo& kernel, const KernelInstance& inst, const ProblemShape& p) {
+    return static_cast<long long>(p.seqlen_q) * (packs_gqa(kernel, inst, p) ? p.heads_per_kv() : 1);
+}
+
+bool rows_fit_one_block(const KernelInfo& kernel, const KernelInstance& inst, const ProblemShape& p) {
+    return inst.tile.m_block_size > 0 && block_series_rows(kernel, inst, p) <= inst.tile.m_block_size;
+}
+
 LaunchPlan plan_launch(const KernelInfo& kernel, const KernelInstance& inst, const ProblemShape& p, int sm_count,
                        int ctas_per_sm) {
     LaunchPlan plan;
     const int block_m = std::max(inst.tile.m_block_size, 1);
     const int block_n = std::max(inst.tile.n_block_size, 1);
-    const int g = p.heads_per_kv();
-    plan.pack_gqa = kernel.caps.pack_gqa && inst.tile.m_block_size > 0 && g > 1 && 64 % g == 0 &&
-                    2 * p.seqlen_q <= block_m;
-    const long long rows = static_cast<long long>(p.seqlen_q) * (plan.pack_gqa ? g : 1);
+    plan.pack_gqa = packs_gqa(kernel, inst, p);
+    const long long rows = block_series_rows(kernel, inst, p);
     const long long slots = plan.pack_gqa ? p.kv_heads() : p.heads;
     plan.ctas = (rows + block_m - 1) / block_m * slots * p.batch;
     plan.key_blocks = key_blocks(p.seqlen_k, block_n);

@@ -182,7 +182,14 @@ std::string check_support(const KernelInfo& kernel, const ProblemShape& p, const
         return fmt::format("{} head_dim {} is instantiated only for sm_{}a; device is sm_{}", dtype_name(p.dtype),
                            p.head_dim, matching.front()->only_sm, sm);
 
-    const KernelInstance* pick = runnable.front();  // the kernel's tuned default on this device
+    // The kernel's tuned default on this device: the first row whose DefaultRule holds for the
+    // problem (a decode or short-causal tile), else the first row.
+    const KernelInstance* pick = runnable.front();
+    for (const KernelInstance* inst : runnable)
+        if (inst->default_rule.applies != nullptr && inst->default_rule.applies(kernel, *inst, p)) {
+            pick = inst;
+            break;
+        }
     if (tile != nullptr && pick->tile.m_block_size != 0) {
         pick = nullptr;
         for (const KernelInstance* inst : runnable)

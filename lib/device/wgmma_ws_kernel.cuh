@@ -32,6 +32,7 @@
 #include "device/wgmma_steps.cuh"
 #include "device/wgmma_traits.cuh"
 #include "fa/kernel_api.h"
+#include "fa/launch_plan.h"
 #include "fa/params.h"
 
 namespace fa::wgmma {
@@ -39,7 +40,8 @@ namespace fa::wgmma {
 // Rung 5's tile and layout, with k_empty[kStages] then v_empty[kStages] (8 bytes each) as the
 // release state, a producer warpgroup launched before the consumers, and the setmaxnreg budgets
 // of the two roles. A config adds to TileTraits' fields
-//   kProducerRegs, kConsumerRegs: registers per thread after setmaxnreg.dec / .inc.
+//   kProducerRegs, kConsumerRegs: registers per thread after setmaxnreg.dec / .inc (ignored by a
+//   config of one consumer warpgroup, whose 256 threads all enter with 255: nothing to move).
 template <class Config>
 struct WsTraits : TileTraits<Config> {
     using Tile = TileTraits<Config>;
@@ -50,17 +52,21 @@ struct WsTraits : TileTraits<Config> {
     static constexpr int kSmemBytes = Tile::kOffRelease + 16 * Tile::kStages + Tile::kAlignSlack;
     // Named barriers kSchedBar + w, after the epilogue's: consumer warpgroup w's turn to issue.
     static constexpr int kSchedBar = Tile::kEpilogueBar + Tile::kConsumerWarpgroups;
+    // Two consumer warpgroups or more pass the issue token (ping-pong) and take the producer's
+    // registers. One (the 64-row decode tile, WgmmaWsD128Decode) has nobody to alternate with:
+    // its token calls compile to nothing, and it keeps the launch's registers.
+    static constexpr bool kPingPong = Tile::kConsumerWarpgroups >= 2;
 
     static_assert(Tile::kOffRelease % 8 == 0, "mbarriers are 8-byte aligned");
     static_assert(kSmemBytes <= 227 * 1024, "fits sm_90's 227 KiB opt-in shared memory per block");
-    static_assert(Tile::kConsumerWarpgroups >= 2, "ping-pong needs two consumer warpgroups or more");
     static_assert(kSchedBar + Tile::kConsumerWarpgroups <= 16, "16 hardware named barriers");
     static_assert(kLaunchThreads <= 1024, "block size");
     // The CTA starts with kLaunchThreads x (65536 / kLaunchThreads rounded down to 8) registers
     // (ptxas' cap under __launch_bounds__(kLaunchThreads, 1)); setmaxnreg must stay inside it.
     static constexpr int kEntryRegs = (65536 / kLaunchThreads) / 8 * 8;
-    static_assert(kProducerRegs <= kEntryRegs && kConsumerRegs >= kEntryRegs, "dec / inc directions");
-    static_assert(128 * kProducerRegs + Tile::kNThreads * kConsumerRegs <= kLaunchThreads * kEntryRegs,
+    static_assert(!kPingPong || (kProducerRegs <= kEntryRegs && kConsumerRegs >= kEntryRegs), "dec / inc directions");
+    static_assert(!kPingPong ||
+                      128 * kProducerRegs + Tile::kNThreads * kConsumerRegs <= kLaunchThreads * kEntryRegs,
                   "setmaxnreg.inc must be satisfiable from what setmaxnreg.dec released");
 };
 
@@ -91,6 +97,33 @@ template <typename T_>
 struct WgmmaWsD256 : WgmmaTileD256<T_> {
     static constexpr int kProducerRegs = 24;
     static constexpr int kConsumerRegs = 240;
+};
+
+// Head_dim 64 with 2 consumer warpgroups (128 x 128), for short causal problems (issue #10): a
+// causal row block computes whole key tiles up to its diagonal, so at S = 512 the 192-row tile
+// computes 9 tiles of 192 x 128 for 512 x 513 / 2 needed scores (59 %), 128 rows 10 of 128 x 128
+// (80 %). 240 registers as at head_dim 128 (O 32 + S 64 + P 32 live).
+template <typename T_>
+struct WgmmaWsD64Short : WgmmaTileD64<T_> {
+    static constexpr int kConsumerWarpgroups = 2;
+    static constexpr int kProducerRegs = 24;
+    static constexpr int kConsumerRegs = 240;
+};
+
+// Decode (issue #9): head_dim 128 with ONE consumer warpgroup, 64 query rows. When every query
+// row of a (batch, K/V head) fits 64 rows (Sq · heads per K/V head <= 64, e.g. 16 tokens x 4
+// heads, or one token), the 128-row tile computes at least half its rows for nothing, and at
+// 16x32x16x8192 with 8 K/V heads (packed: 64 rows, 128 CTAs) that is no longer free: per CTA
+// and key tile, S and P·V are 2 x 128x128x128 MACs = 4,096 tensor-core cycles (1,024 MACs per
+// cycle per SM), 132 us over the CTA's 64 tiles at 100 % of the tensor pipe, against 183 us to
+// read its K and V at 2.93 TB/s: at ~70 % tensor efficiency the two meet. 64 rows halve it.
+// FA3 makes the same choice (one MMA warpgroup when seqlen_q x heads per K/V head <= 64). Same
+// key tile and ring as WgmmaTileD128: Q 16 KB + 3 x (32 + 32) KB = 208 KB.
+template <typename T_>
+struct WgmmaWsD128Decode : WgmmaTileD128<T_> {
+    static constexpr int kConsumerWarpgroups = 1;
+    static constexpr int kProducerRegs = 0;  // unused: no setmaxnreg (WsTraits::kPingPong)
+    static constexpr int kConsumerRegs = 0;
 };
 
 // ---- The producer warpgroup ----
@@ -170,11 +203,17 @@ struct WsConsumer : ConsumerThread<Tr> {
 
     // The token: 256 threads per named barrier, this warpgroup's 128 syncing and its
     // predecessor's 128 arriving.
-    __device__ __forceinline__ void wait_turn() const { hopper::named_barrier_sync(my_turn, 256); }
-    __device__ __forceinline__ void pass_turn() const { hopper::named_barrier_arrive(next_turn, 256); }
+    // With one consumer warpgroup there is no token (WsTraits::kPingPong).
+    __device__ __forceinline__ void wait_turn() const {
+        if constexpr (Tr::kPingPong) hopper::named_barrier_sync(my_turn, 256);
+    }
+    __device__ __forceinline__ void pass_turn() const {
+        if constexpr (Tr::kPingPong) hopper::named_barrier_arrive(next_turn, 256);
+    }
     // The last warpgroup's arrival on warpgroup 0's barrier before its own batch 0: the token's start.
     __device__ __forceinline__ void start_token() const {
-        if (last_wg && !token_live) hopper::named_barrier_arrive(Tr::kSchedBar, 256);
+        if constexpr (Tr::kPingPong)
+            if (last_wg && !token_live) hopper::named_barrier_arrive(Tr::kSchedBar, 256);
     }
 
     // The K (V) tile in ring slot `slot` fully read by this warp's wgmmas (waited): one arrival per warp.
@@ -298,11 +337,11 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
 
     if (tid < 128) {
         // ---- Producer warpgroup ----
-        hopper::setmaxnreg_dec<Tr::kProducerRegs>();
+        if constexpr (Tr::kPingPong) hopper::setmaxnreg_dec<Tr::kProducerRegs>();
         if (tid == 0) produce_tile<Tr>(sm, &tm_k, &tm_v, blk, n_tiles, 0, [&] { load_q<Tr>(sm, &tm_q, blk, p); });
     } else {
         // ---- Consumer warpgroups: 64 query rows each ----
-        hopper::setmaxnreg_inc<Tr::kConsumerRegs>();
+        if constexpr (Tr::kPingPong) hopper::setmaxnreg_inc<Tr::kConsumerRegs>();
         const WsConsumer<Tr> c(sm, p, blk, tid - 128);
 
         float o[Tr::kAccO];
@@ -342,7 +381,16 @@ KernelInstance ws_instance() {
                            &launch_wgmma_ws<Tr, Schedule>);
 }
 
-// The rows of a rung that runs Schedule: the tuned tiles above, bf16 and fp16, d=128 first.
+// The 64-row decode tile's row: the default only where a problem's query rows fit it.
+template <class Config, class Schedule>
+KernelInstance decode_instance() {
+    KernelInstance inst = ws_instance<Config, Schedule>();
+    inst.default_rule = kRowsFitOneBlock;
+    return inst;
+}
+
+// The rows of a rung that runs Schedule: the tuned tiles above, bf16 and fp16, d=128 first, then
+// the d=128 decode tile (not the default for prefill: check_support).
 template <class Schedule>
 const std::vector<KernelInstance>& ws_instances() {
     static const std::vector<KernelInstance> instances = {
@@ -352,6 +400,8 @@ const std::vector<KernelInstance>& ws_instances() {
         ws_instance<WgmmaWsD64<__half>, Schedule>(),
         ws_instance<WgmmaWsD256<__nv_bfloat16>, Schedule>(),
         ws_instance<WgmmaWsD256<__half>, Schedule>(),
+        decode_instance<WgmmaWsD128Decode<__nv_bfloat16>, Schedule>(),
+        decode_instance<WgmmaWsD128Decode<__half>, Schedule>(),
     };
     return instances;
 }

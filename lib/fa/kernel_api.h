@@ -30,6 +30,18 @@ struct TileConfig {
 // (fa/model.h): FFMA on the CUDA cores, or the tensor cores (mma.sync, wgmma, cuBLAS HMMA).
 enum class MathUnit : int { CudaCoreFp32 = 0, TensorCore = 1 };
 
+struct KernelInfo;
+struct KernelInstance;
+struct ProblemShape;
+
+// Where a row other than its kernel's first is the default tile (check_support takes the first row
+// whose rule holds, else the first row): `applies` says for which problems, `when` says it in
+// words for --list ("[default when <when>]").
+struct DefaultRule {
+    bool (*applies)(const KernelInfo& kernel, const KernelInstance& inst, const ProblemShape& p) = nullptr;
+    const char* when = nullptr;
+};
+
 // Launches one forward pass on `stream`. Returns the first CUDA error (cudaFuncSetAttribute,
 // launch configuration); never synchronizes.
 using LaunchFn = cudaError_t (*)(const FwdParams&, cudaStream_t);
@@ -44,6 +56,9 @@ struct KernelInstance {
     // 0: runs wherever its kernel's min_sm allows. Otherwise built for the architecture-specific
     // target sm_{only_sm}a (setmaxnreg on sm_90a), so it runs on that compute capability only.
     int only_sm = 0;
+    // Empty for most rows. Set: the default for the problems its rule names (the Hopper rungs'
+    // 64-row decode tile, rung 9's 128-row head_dim-64 tile on short causal problems).
+    DefaultRule default_rule;
 };
 
 }  // namespace fa

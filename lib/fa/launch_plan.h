@@ -22,6 +22,15 @@ struct LaunchPlan {
 // kernel can, the group size divides 64 (a warpgroup's rows; 5-D TMA boxes need it) and an
 // unpacked row block would be at most half full (seqlen_q <= m_block_size / 2): decode and short
 // queries, where it turns idle rows into the group's other heads.
+// Whether `inst` packs `p`'s grouped query heads (the rule above) and the query rows one of its
+// row-block series covers: seqlen_q, times the heads per K/V head when packed.
+bool packs_gqa(const KernelInfo& kernel, const KernelInstance& inst, const ProblemShape& p);
+long long block_series_rows(const KernelInfo& kernel, const KernelInstance& inst, const ProblemShape& p);
+// Whether every query row of a (batch, K/V head) — of a (batch, head) when not packed — fits one
+// row block of `inst`: the DefaultRule of the Hopper rungs' 64-row decode tile (kRowsFitOneBlock).
+bool rows_fit_one_block(const KernelInfo& kernel, const KernelInstance& inst, const ProblemShape& p);
+inline constexpr DefaultRule kRowsFitOneBlock{&rows_fit_one_block, "Sq x heads per K/V head <= m_block_size"};
+
 LaunchPlan plan_launch(const KernelInfo& kernel, const KernelInstance& inst, const ProblemShape& p, int sm_count,
                        int ctas_per_sm);
 

@@ -69,6 +69,14 @@
 //   bf16/fp16  128  128 x 128 x 256                  3       230,480    168 / 24 / 240 (uses R0-R184)
 //   bf16/fp16  64   192 x 128 x 384                  4       156,776    128 / 32 / 160 (uses R0-R157)
 //   bf16/fp16  256  128 x 80 x 256                   2       230,472    168 / 24 / 240
+//   bf16/fp16  128  64 x 128 x 128 (decode)           3       209 KiB    192, no setmaxnreg
+//
+// The decode tile (session 9, WgmmaWsD128Decode in wgmma_ws_kernel.cuh): one consumer warpgroup of
+// 64 rows, the default where every query row of a (batch, K/V head) fits it (its DefaultRule;
+// the README's "The decode tile"). H100, bf16, two rounds of session 9 call 1, median us, 128 ->
+// 64 rows: 16x32x16x8192 (8 K/V heads) 185.5 -> 180.6, 64x32x1x8192 (8) 706 -> 695, 16x32x16x8192
+// (32) 704 -> 697, 1x32x1x131072 (8, 16 splits) 185.2 -> 181.9; the 128-row rows ran at 1,375-
+// 1,665 MHz, drawing power for the rows they compute and do not keep, the 64-row ones at 1,980.
 
 #include <vector>
 

@@ -55,7 +55,17 @@
 //   (the other round: 1.09, 1.04, 1.02); the 16k non-causal d128 point was +7 % there, so its
 //   -4 % here is within the calls' spread.
 //
-// Instances (ptxas, CUDA 13.0, -O3, sm_90a; regs entry/producer/consumer as rung 7): d64 and
+// Session 9:
+//   - Short causal head_dim 64: a 128 x 128 tile with 2 consumer warpgroups (WgmmaWsD64Short), the
+//     default for causal problems of at most 1,024 rows (kShortCausal below): 196 -> 219 TFLOP/s
+//     at 32x32x512x64, 261 -> 294 at 16x32x1024x64 (0.74 / 0.75 -> 0.82 / 0.86 of cuDNN).
+//   - Not the decode tile of rungs 6-7 (64 rows, one consumer warpgroup): on many-tile decode it
+//     measured slower here than this rung's 128 rows, whose second warpgroup starts the next tile
+//     while the first writes this one's output (64x32x1x8192 with 8 K/V heads 699.2 us against
+//     690.4, 16x32x16x8192 with 32: 703.0 against 689.6; calls 3 and 1).
+//
+// Instances (ptxas, CUDA 13.0, -O3, sm_90a; regs entry/producer/consumer as rung 7; the short
+// causal head_dim-64 128 x 128 tile: 4 stages, 162 KiB, no spills, 168 registers): d64 and
 // d128 no spills; d256 spills 28 bytes, stored once before the tile loop and reloaded in each
 // tile's epilogue (SASS: no LDL/STL between the first HGMMA and the last wait of a tile).
 
@@ -70,6 +80,8 @@
 #include "device/wgmma_steps.cuh"
 #include "device/wgmma_traits.cuh"
 #include "device/wgmma_ws_kernel.cuh"
+#include "fa/problem.h"
+#include "fa/registry.h"
 #include "kernels/kernels.h"
 
 namespace fa {
@@ -259,11 +271,24 @@ cudaError_t launch_wgmma_persistent(const FwdParams& p, cudaStream_t stream) {
 }
 
 template <class Config>
-KernelInstance persistent_instance() {
+KernelInstance persistent_instance(DefaultRule rule = {}) {
     using Tr = PersistentTraits<Config>;
-    return instance_of<Tr>(reinterpret_cast<const void*>(&wgmma_persistent_fwd_kernel<Tr>),
-                           &launch_wgmma_persistent<Tr>);
+    KernelInstance inst = instance_of<Tr>(reinterpret_cast<const void*>(&wgmma_persistent_fwd_kernel<Tr>),
+                                          &launch_wgmma_persistent<Tr>);
+    inst.default_rule = rule;
+    return inst;
 }
+
+// Where the head_dim-64 128 x 128 tile (WgmmaWsD64Short) replaces the 192-row one: causal, at most
+// 1,024 query and key rows. H100, bf16, 16k tokens x 32 heads, 5 + 30 launches, TFLOP/s, two
+// rounds of session 9 call 4 (192 rows -> 128 rows): causal S = 512 196 / 196 -> 219 / 217,
+// 1024 261 / 258 -> 293 / 294, 2048 370 / 368 -> 358 / 355, 4096 and longer 5-12 % slower;
+// non-causal slower at every S (306 -> 286 at 512, 507 -> 439 at 16384): the 192-row tile reads
+// each K/V tile for 1.5x the rows. cuDNN in the same call: 265 / 345 at 512 / 1024 causal.
+bool short_causal(const KernelInfo&, const KernelInstance&, const ProblemShape& p) {
+    return p.causal && p.seqlen_q <= 1024 && p.seqlen_k <= 1024;
+}
+constexpr DefaultRule kShortCausal{&short_causal, "causal, seqlen_q and seqlen_k <= 1024"};
 
 }  // namespace
 
@@ -275,6 +300,8 @@ const std::vector<KernelInstance>& wgmma_persistent_instances() {
         persistent_instance<wgmma::WgmmaWsD64<__half>>(),
         persistent_instance<wgmma::WgmmaWsD256<__nv_bfloat16>>(),
         persistent_instance<wgmma::WgmmaWsD256<__half>>(),
+        persistent_instance<wgmma::WgmmaWsD64Short<__nv_bfloat16>>(kShortCausal),
+        persistent_instance<wgmma::WgmmaWsD64Short<__half>>(kShortCausal),
     };
     return instances;
 }

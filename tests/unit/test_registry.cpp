@@ -251,7 +251,10 @@ TEST_CASE("head_dim 256 on the Hopper rungs: the 128x80x256 tile", "[registry]")
     }
 }
 
-// Rung 9 is rung 7 made persistent: the same problems (LSE, split-KV, packed GQA) and head_dims.
+// Rung 9 is rung 7 made persistent: the same problems (LSE, split-KV, packed GQA), head_dims and
+// tuned tiles. Rows with a DefaultRule are each rung's own (rung 7: the 64-row decode tile, which
+// measured slower than rung 9's 128 rows on many-tile decode; rung 9: a 128-row head_dim-64 tile
+// for short causal problems).
 TEST_CASE("wgmma_persistent takes what wgmma_overlap takes", "[registry]") {
     const fa::KernelInfo* overlap = fa::find_kernel("wgmma_overlap");
     const fa::KernelInfo* persistent = fa::find_kernel("wgmma_persistent");
@@ -263,8 +266,14 @@ TEST_CASE("wgmma_persistent takes what wgmma_overlap takes", "[registry]") {
     CHECK(persistent->caps.lse == overlap->caps.lse);
     CHECK(persistent->caps.split_kv == overlap->caps.split_kv);
     CHECK(persistent->caps.pack_gqa == overlap->caps.pack_gqa);
-    const auto& a = overlap->instances();
-    const auto& b = persistent->instances();
+    auto tuned = [](const fa::KernelInfo* k) {
+        std::vector<fa::KernelInstance> rows;
+        for (const fa::KernelInstance& inst : k->instances())
+            if (inst.default_rule.applies == nullptr) rows.push_back(inst);
+        return rows;
+    };
+    const auto a = tuned(overlap);
+    const auto b = tuned(persistent);
     REQUIRE(a.size() == b.size());
     for (std::size_t i = 0; i < a.size(); ++i) {
         CHECK(a[i].dtype == b[i].dtype);
@@ -295,4 +304,55 @@ TEST_CASE("check_support applies rung 9's own limit: its tile counter", "[regist
     p.num_splits = 0;
     p.heads = 1 << 16;
     CHECK(fa::check_support(*fa::find_kernel("wgmma_overlap"), p, nullptr, 90, 227 * 1024, &inst).empty());
+}
+
+TEST_CASE("a row's DefaultRule makes it the default for the problems it names", "[registry]") {
+    const fa::KernelInstance* inst = nullptr;
+    fa::ProblemShape p;
+    p.dtype = fa::DType::BFloat16;
+    p.head_dim = 128;
+    p.batch = 1;
+    p.heads = 32;
+    p.seqlen_k = 131072;
+
+    // Rungs 6 and 7: the 64-row decode tile once every query row of a (batch, K/V head) fits 64 rows
+    // (packed GQA: seqlen_q x heads per K/V head), the 128-row tile otherwise.
+    for (const char* slug : {"wgmma_ws", "wgmma_overlap"}) {
+        INFO(slug);
+        const fa::KernelInfo* k = fa::find_kernel(slug);
+        REQUIRE(k != nullptr);
+        const struct {
+            int seqlen_q, heads_kv, m_block;
+        } cases[] = {{1, 8, 64}, {1, 32, 64}, {16, 8, 64}, {64, 32, 64}, {17, 8, 128}, {65, 32, 128}, {4096, 32, 128}};
+        for (const auto& c : cases) {
+            INFO("seqlen_q " << c.seqlen_q << " heads_kv " << c.heads_kv);
+            p.seqlen_q = c.seqlen_q;
+            p.heads_kv = c.heads_kv;
+            REQUIRE(fa::check_support(*k, p, nullptr, 90, 227 * 1024, &inst).empty());
+            CHECK(inst->tile.m_block_size == c.m_block);
+        }
+        // A tile flag still wins over the rule.
+        p.seqlen_q = 1;
+        const fa::TileConfig big{128, 128, 256};
+        REQUIRE(fa::check_support(*k, p, &big, 90, 227 * 1024, &inst).empty());
+        CHECK(inst->tile == big);
+    }
+
+    // Rung 9 at head_dim 64: the 128-row tile for causal problems of at most 1,024 rows.
+    const fa::KernelInfo* persistent = fa::find_kernel("wgmma_persistent");
+    REQUIRE(persistent != nullptr);
+    p.head_dim = 64;
+    p.heads_kv = 0;
+    const struct {
+        int seqlen;
+        bool causal;
+        int m_block;
+    } d64[] = {{512, true, 128}, {1024, true, 128}, {1025, true, 192}, {512, false, 192}, {8192, true, 192}};
+    for (const auto& c : d64) {
+        INFO("seqlen " << c.seqlen << " causal " << c.causal);
+        p.seqlen_q = p.seqlen_k = c.seqlen;
+        p.causal = c.causal;
+        REQUIRE(fa::check_support(*persistent, p, nullptr, 90, 227 * 1024, &inst).empty());
+        CHECK(inst->tile.m_block_size == c.m_block);
+    }
 }
