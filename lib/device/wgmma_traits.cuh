@@ -39,7 +39,12 @@ struct WgmmaTileD128 {
     // Rung 5: 2 x 128 consumer threads may hold 255 registers each without setmaxnreg
     // (65536 / 256), what head_dim 128 needs: O 64 + S 64 + P 32 fp32/b32 per thread (179 used).
     static constexpr int kConsumerWarpgroups = 2;
-    // FA3's key tile: S = Q·Kᵀ is one m64n128 wgmma per k16 step.
+    // FA3's key tile: S = Q·Kᵀ is one m64n128 wgmma per k16 step. FA3's non-causal 176 keys (2
+    // stages, 208 KB) was measured (session 9 call 7, H100, bf16, 5 + 30 launches, TFLOP/s): it
+    // lifts rung 7 non-causal by 2-12 % (2x16x8192 578 -> 610, 1x16x16384 573 -> 642, GQA
+    // 4x32(kv 8)x8192 607 -> 635), but rung 9 at 176 keys has room for one Q buffer only and
+    // loses more than it gains (663 -> 630, 676 -> 659, 512: 486 -> 409); rung 9 at 128 stays the
+    // best kernel, so the tile was not kept.
     static constexpr int kBlockN = 128;
     // As deep as shared memory allows: Q 32 KB + 3 x (K 32 KB + V 32 KB) = 224 KB of 227 KB.
     static constexpr int kStages = 3;
