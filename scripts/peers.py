@@ -35,6 +35,7 @@ rows, CSV) import and test without them.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -93,8 +94,16 @@ def build_parser() -> argparse.ArgumentParser:
     for flag in TILE_FLAGS:
         parser.add_argument(f"--{flag}", type=parse_int_list,
                             help="tiled backends (cute) only: comma list (default: the CuTe DSL example's)")
-    parser.add_argument("--warmup_iterations", type=int, default=5, help="untimed launches (default 5)")
-    parser.add_argument("--iterations", type=int, default=20, help="timed launches (default 20)")
+    parser.add_argument("--warmup_iterations", type=int, default=5, help="untimed launches first (default 5)")
+    parser.add_argument("--warmup_time", type=float, default=0.2,
+                        help="then seconds of untimed launches, at least (default 0.2, as fa-bench)")
+    parser.add_argument("--iterations", type=int,
+                        help="exactly N timed launches (default: batches of 20 until --min_time, as fa-bench's "
+                             "stopping rule)")
+    parser.add_argument("--min_time", type=float, default=0.2,
+                        help="seconds of timed launches, at least, when --iterations is not given (default 0.2)")
+    parser.add_argument("--max_time", type=float, default=2.0,
+                        help="seconds of timed launches after which timing stops (default 2)")
     parser.add_argument("--use_cold_l2", action="store_true", help="overwrite 2x L2 before every timed launch")
     parser.add_argument("--check", action="store_true",
                         help="compare with an fp32 math reference when B*H*Sq*Sk <= 2^28 (else SKIPPED)")
@@ -144,12 +153,24 @@ def select_backends(names: Sequence[str], args) -> tuple[list[Backend], dict[str
     return chosen, skip
 
 
+# Timed launches per batch when --iterations is not given (the old fixed count).
+DEFAULT_BATCH = 20
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """0: all rows written; 1: some check FAILed; 2: bad flags, no fa-bench, no torch or no GPU."""
     parser = build_parser()
     args = parser.parse_args(argv)  # a bad flag exits here with status 2
-    if args.iterations < 1 or args.warmup_iterations < 0:
-        parser.error("--iterations must be >= 1 and --warmup_iterations >= 0")
+    if args.iterations is not None and args.iterations < 1:
+        parser.error("--iterations must be >= 1")
+    if args.warmup_iterations < 0:
+        parser.error("--warmup_iterations must be >= 0")
+    for flag in ("warmup_time", "min_time"):
+        value = getattr(args, flag)
+        if not math.isfinite(value) or value < 0:
+            parser.error(f"--{flag} must be a finite number of seconds >= 0")
+    if not math.isfinite(args.max_time) or args.max_time <= 0:
+        parser.error("--max_time must be a finite number of seconds > 0")
     if args.causal is not None and any(c not in (0, 1) for c in args.causal):
         parser.error(f"--causal {','.join(map(str, args.causal))}: each value must be 0 or 1")
     for flag in (*SHAPE_FLAGS, "num_head_kv", *TILE_FLAGS):
@@ -195,9 +216,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 backend.setup(torch)
             except Refusal as refusal:
                 skip[backend.name] = str(refusal)
-    settings = Settings(warmup_iterations=args.warmup_iterations, iterations=args.iterations,
+    # --iterations N: exactly N timed launches (fa-bench's meaning); else batches of 20 until
+    # --min_time seconds, so peer rows are timed as long as fa-bench's default rows are.
+    settings = Settings(warmup_iterations=args.warmup_iterations, iterations=args.iterations or DEFAULT_BATCH,
                         use_cold_l2=args.use_cold_l2, check=args.check, seed=args.seed, device=args.device,
-                        num_splits=tuple(dict.fromkeys(args.num_splits)))
+                        num_splits=tuple(dict.fromkeys(args.num_splits)), warmup_time=args.warmup_time,
+                        min_time=0.0 if args.iterations else args.min_time, max_time=args.max_time)
     rows = run_problems(torch, problems, backends, skip, tiles, settings, schema.columns, analytic,
                         schema.tolerance, Path(args.csv) if args.csv else None)
     print(format_table(rows))

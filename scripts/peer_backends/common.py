@@ -4,8 +4,9 @@ The rows carry exactly fa-bench's CSV columns (from `fa-bench --schema`), with t
 columns (softmax_scale, flops, compulsory_bytes, arithmetic_intensity) copied from fa-bench's
 own rows for the same problem, so a peer's TFLOP/s uses the very FLOP count the kernels use.
 
-Measurement is fa-bench's: untimed warm-up launches, then each timed launch between its own pair
-of CUDA events; median, min, max and noise (stddev / mean) of those times. torch is imported by
+Measurement is fa-bench's: untimed warm-up launches (a count, then seconds of GPU time), then each
+timed launch between its own pair of CUDA events, in batches until a minimum time (time_launches);
+median, min, max and noise (stddev / mean) of those times. torch is imported by
 the callers and passed in, so this module imports without it.
 """
 from __future__ import annotations
@@ -21,6 +22,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 import warnings
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -328,8 +330,9 @@ def build_row(columns: Sequence[str], analytic: dict, problem: Problem, backend:
         "num_head_kv": problem.num_head_kv,
         "head_dim": problem.head_dim,
         "is_causal": problem.causal,
-        "warmup_iterations": warmup,
-        "iterations": iterations,
+        # What ran (measure's counts under the time-based rule), else what was asked.
+        "warmup_iterations": run.get("warmup_iterations", warmup),
+        "iterations": run.get("iterations", iterations),
         "use_cold_l2": cold_l2,
         "seed": seed,
         "check": run.get("check", "SKIPPED"),
@@ -342,6 +345,8 @@ def build_row(columns: Sequence[str], analytic: dict, problem: Problem, backend:
     # The split count a backend was asked to run with (Backend.variant_columns).
     if "num_splits" in run:
         row["num_splits"] = run["num_splits"]
+    if "warmup_ms" in run and "warmup_ms" in columns:
+        row["warmup_ms"] = run["warmup_ms"]
     median = run.get("time_ms_median")
     if median is not None:
         flops, nbytes = float(analytic["flops"]), float(analytic["compulsory_bytes"])
@@ -558,25 +563,59 @@ def enqueue_gpu_sleep(torch, ms: float, clock_mhz: float) -> None:
         sleep(int(ms * 1e-3 * clock_mhz * 1e6))
 
 
-def time_launches(torch, launch: Callable[[], object], warmup: int, iterations: int,
-                  flush_l2: Callable[[], object] | None, clock_mhz: float, host_us_per_call: float) -> list[float]:
-    """Per-iteration CUDA-event times in ms. flush_l2, when given, runs before each timed launch,
-    outside the events."""
-    for _ in range(warmup):
+def time_launches(torch, launch: Callable[[], object], settings: "Settings",
+                  flush_l2: Callable[[], object] | None,
+                  clock_mhz: float, host_us_per_call: float) -> dict:
+    """Time `launch` the way fa-bench does (app/timing.cpp), so a peer's row and fa-bench's stand in
+    the same power and clock state (a GPU at its power cap clocks down after ~0.1 s of dense math;
+    five warm-ups and twenty timed launches of a 3 ms kernel end before that, fa-bench's rows do not):
+
+    - warm-up: settings.warmup_iterations launches, then batches of settings.iterations launches,
+      each batch between one event pair, until their GPU time reaches settings.warmup_time seconds;
+    - timed: batches of settings.iterations launches, each launch between its own event pair,
+      until the launches' times sum to settings.min_time seconds (at least one batch), or the
+      timed part has taken settings.max_time seconds of wall time. With min_time 0 that is exactly
+      settings.iterations launches (peers.py: --iterations given).
+
+    flush_l2, when given, runs before each timed launch, outside the events. Returns the
+    per-launch times in ms, the warm-up launch count and the warm-up's GPU time in ms."""
+    for _ in range(settings.warmup_iterations):
         launch()
     torch.cuda.synchronize()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(iterations)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(iterations)]
-    # The backend's own call cost plus ~50 µs for two event records and an L2 flush, per launch.
-    enqueue_gpu_sleep(torch, min((host_us_per_call + 50.0) * 1e-3 * iterations, 200.0), clock_mhz)
-    for start, end in zip(starts, ends):
-        if flush_l2 is not None:
-            flush_l2()
+    warmup_launches, warmup_ms = settings.warmup_iterations, 0.0
+    while warmup_ms < settings.warmup_time * 1e3:
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        launch()
+        for _ in range(settings.iterations):
+            launch()
         end.record()
-    torch.cuda.synchronize()
-    return [start.elapsed_time(end) for start, end in zip(starts, ends)]
+        torch.cuda.synchronize()
+        spent = start.elapsed_time(end)
+        warmup_launches += settings.iterations
+        if spent <= 0:  # a clock that does not advance would never end the loop
+            break
+        warmup_ms += spent
+
+    times: list[float] = []
+    wall_start = time.perf_counter()
+    while True:
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(settings.iterations)]
+        ends = [torch.cuda.Event(enable_timing=True) for _ in range(settings.iterations)]
+        # The backend's own call cost plus ~50 µs for two event records and an L2 flush, per launch:
+        # the CPU queues the whole batch behind the sleep, so no launch waits for Python.
+        enqueue_gpu_sleep(torch, min((host_us_per_call + 50.0) * 1e-3 * settings.iterations, 200.0), clock_mhz)
+        for start, end in zip(starts, ends):
+            if flush_l2 is not None:
+                flush_l2()
+            start.record()
+            launch()
+            end.record()
+        torch.cuda.synchronize()
+        times += [start.elapsed_time(end) for start, end in zip(starts, ends)]
+        total = sum(times)
+        if total >= settings.min_time * 1e3 or total <= 0 or time.perf_counter() - wall_start >= settings.max_time:
+            break
+    return {"times": times, "warmup_iterations": warmup_launches, "warmup_ms": warmup_ms}
 
 
 def l2_flusher(torch, device: int):
@@ -596,6 +635,10 @@ class Settings:
     seed: int
     device: int
     num_splits: tuple = (0,)  # split counts of the backends that take one (0: the backend's heuristic)
+    # fa-bench's stopping rule, minus its noise target (time_launches): seconds of GPU time.
+    warmup_time: float = 0.0
+    min_time: float = 0.0
+    max_time: float = 2.0
 
 
 def measure(torch, backend: Backend, p: Problem, inputs: Inputs, scale: float, variant,
@@ -620,9 +663,10 @@ def measure(torch, backend: Backend, p: Problem, inputs: Inputs, scale: float, v
         if reference is not None:
             result.update(compare_with_reference(torch, to_bhsd(out, backend.layout), reference, tolerance))
         del out
-        times = time_launches(torch, launch, settings.warmup_iterations, settings.iterations, flush_l2, clock_mhz,
-                              backend.host_us_per_call)
-    result.update(timing_stats(times))
+        timed = time_launches(torch, launch, settings, flush_l2, clock_mhz, backend.host_us_per_call)
+    result.update(timing_stats(timed["times"]))
+    result.update(iterations=len(timed["times"]), warmup_iterations=timed["warmup_iterations"],
+                  warmup_ms=timed["warmup_ms"])
     return result
 
 

@@ -17,7 +17,7 @@ import pytest
 
 import fa_schema
 import peers
-from peer_backends import cute_example, fa4, torch_sdpa
+from peer_backends import common, cute_example, fa4, torch_sdpa
 from peer_backends.common import Problem, Refusal
 
 EXAMPLE = cute_example.EXAMPLE_FILE
@@ -249,7 +249,7 @@ def test_gqa_reaches_the_sdpa_backends_with_kv_heads_and_enable_gqa(monkeypatch,
     out = tmp_path / "peers.csv"
     code = peers.main(["--backends", "fa2,cudnn", "--batch_size", "2", "--seqlen_q", "1", "--seqlen_k", "4096",
                        "--num_head", "32", "--num_head_kv", "32,8", "--head_dim", "128", "--iterations", "3",
-                       "--warmup_iterations", "1", "--csv", str(out)])
+                       "--warmup_iterations", "1", "--warmup_time", "0", "--csv", str(out)])
     assert code == 0
     # Repeats collapsed: both backends get the same arguments, so one entry per problem remains.
     first_calls = [c for i, c in enumerate(calls) if i == 0 or c != calls[i - 1]]
@@ -286,7 +286,7 @@ def test_fa4_gets_kv_heads_natively_and_one_row_per_split_count(monkeypatch, tmp
     out = tmp_path / "peers.csv"
     code = peers.main(["--backends", "fa4", "--batch_size", "1", "--seqlen_q", "1", "--seqlen_k", "8192",
                        "--num_head", "32", "--num_head_kv", "8", "--head_dim", "128", "--num_splits", "0,1,4",
-                       "--iterations", "2", "--warmup_iterations", "0", "--csv", str(out)])
+                       "--iterations", "2", "--warmup_iterations", "0", "--warmup_time", "0", "--csv", str(out)])
     assert code == 0
     # FA4 takes (B, S, H, D): K/V with their 8 heads; num_splits exactly as given.
     assert {c[:4] for c in calls} == {("fa4", (1, 1, 32, 128), (1, 8192, 8, 128), (1, 8192, 8, 128))}
@@ -340,3 +340,64 @@ def test_the_cute_example_refuses_gqa_with_the_reason():
                                       r"this problem's have num_head_kv 8"):
         backend.prepare(None, Problem(1, 1, 8192, 32, 128, False, num_head_kv=8), None, None, None, 0.125,
                         (128, 64, 128))
+
+
+# ----------------------------------------------------------------------------------------------
+# Timing as fa-bench times: a time-based warm-up and minimum time (the fake's launches take 0.25 ms)
+# ----------------------------------------------------------------------------------------------
+
+def run_cudnn_once(monkeypatch, tmp_path, *timing_flags):
+    torch, calls = recording_torch(monkeypatch)
+    out = tmp_path / "peers.csv"
+    out.unlink(missing_ok=True)  # peers.py appends: one row per call here
+    code = peers.main(["--backends", "cudnn", "--batch_size", "1", "--seqlen_q", "128", "--seqlen_k", "128",
+                       "--num_head", "2", "--head_dim", "64", "--csv", str(out), *timing_flags])
+    assert code == 0
+    rows = read_rows(out)
+    assert len(rows) == 1
+    return calls, rows[0]
+
+
+def test_peers_warm_up_and_time_for_as_long_as_fa_bench_by_default(monkeypatch, tmp_path):
+    # 5 warm-up launches, then batches of 20 between one event pair (the fake's pair reads 0.25 ms)
+    # until 1 ms of GPU time: 4 batches, 80 launches; timed launches (0.25 ms each) in batches of
+    # 20 until they sum to 12 ms: 3 batches, 60 launches.
+    calls, row = run_cudnn_once(monkeypatch, tmp_path, "--warmup_time", "0.001", "--min_time", "0.012")
+    assert len(calls) == 1 + 5 + 80 + 60  # the first (checking) launch, warm-up, timed
+    assert (row["warmup_iterations"], row["iterations"]) == ("85", "60")
+    assert float(row["warmup_ms"]) == pytest.approx(1.0)
+    assert row["time_ms_median"] == "0.25"
+    # The defaults are fa-bench's: 0.2 s of warm-up (800 batches here), 0.2 s timed.
+    calls, row = run_cudnn_once(monkeypatch, tmp_path)
+    assert (row["warmup_iterations"], row["iterations"]) == (str(5 + 800 * 20), "800")
+
+
+def test_peers_iterations_means_exactly_that_many_timed_launches(monkeypatch, tmp_path):
+    calls, row = run_cudnn_once(monkeypatch, tmp_path, "--iterations", "30", "--warmup_iterations", "5",
+                                "--warmup_time", "0", "--min_time", "5")
+    assert len(calls) == 1 + 5 + 30  # --min_time does not apply once --iterations is given
+    assert (row["warmup_iterations"], row["iterations"], row["warmup_ms"]) == ("5", "30", "0")
+
+
+def test_peers_max_time_ends_timing(monkeypatch, tmp_path):
+    # --max_time is wall time, as fa-bench's: a clock that advances 4 ms per reading stops the
+    # timed batches after the third (12 ms >= 10 ms), far short of --min_time.
+    readings = iter(0.004 * i for i in range(1000))
+    monkeypatch.setattr(common.time, "perf_counter", lambda: next(readings))
+    calls, row = run_cudnn_once(monkeypatch, tmp_path, "--warmup_time", "0", "--min_time", "10",
+                                "--max_time", "0.01")
+    assert row["iterations"] == "60"
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--warmup_time", "-1"], "--warmup_time must be a finite number of seconds >= 0"),
+    (["--min_time", "nan"], "--min_time must be a finite number of seconds >= 0"),
+    (["--max_time", "0"], "--max_time must be a finite number of seconds > 0"),
+    (["--iterations", "0"], "--iterations must be >= 1"),
+])
+def test_peers_bad_timing_flags_name_the_flag_and_exit_2(monkeypatch, capsys, flags, message):
+    recording_torch(monkeypatch)
+    with pytest.raises(SystemExit) as exit_info:
+        peers.main(["--backends", "cudnn", *flags])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
