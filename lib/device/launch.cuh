@@ -81,11 +81,13 @@ cudaError_t launch_tma_fwd(Kernel kernel, const FwdParams& p, cudaStream_t strea
 
 // The registry row of the instance that traits Tr describe. num_threads is the tile's thread
 // count as the registry reports it: the computing threads (warp-specialized rungs launch their
-// producer warp or warpgroup on top of them).
+// producer warp or warpgroup on top of them). `rule`: the problems for which the row is the
+// default other than as its kernel's first row (KernelInstance::default_rule; none by default).
 template <class Tr>
-KernelInstance instance_of(const void* kernel, LaunchFn launch, int num_threads = Tr::kNThreads) {
+KernelInstance instance_of(const void* kernel, LaunchFn launch, int num_threads = Tr::kNThreads,
+                           DefaultRule rule = {}) {
     return KernelInstance{dtype_of<typename Tr::T>(), Tr::kHeadDim, TileConfig{Tr::kBlockM, Tr::kBlockN, num_threads},
-                          static_cast<std::size_t>(Tr::kSmemBytes), kernel, launch};
+                          static_cast<std::size_t>(Tr::kSmemBytes), kernel, launch, 0, rule};
 }
 
 // The registry row of kernel kKernel launched by launch_fwd.

@@ -373,20 +373,13 @@ cudaError_t launch_wgmma_ws(const FwdParams& p, cudaStream_t stream) {
 }
 
 // The registry row of Config's tile: num_threads = consumer threads (the registry's tile rule);
-// the kernel launches kLaunchThreads = that + 128.
+// the kernel launches kLaunchThreads = that + 128. `rule`: where it is the default other than as
+// the first row (the 64-row decode tile's kRowsFitOneBlock).
 template <class Config, class Schedule>
-KernelInstance ws_instance() {
+KernelInstance ws_instance(DefaultRule rule = {}) {
     using Tr = WsTraits<Config>;
     return instance_of<Tr>(reinterpret_cast<const void*>(&wgmma_ws_fwd_kernel<Tr, Schedule>),
-                           &launch_wgmma_ws<Tr, Schedule>);
-}
-
-// The 64-row decode tile's row: the default only where a problem's query rows fit it.
-template <class Config, class Schedule>
-KernelInstance decode_instance() {
-    KernelInstance inst = ws_instance<Config, Schedule>();
-    inst.default_rule = kRowsFitOneBlock;
-    return inst;
+                           &launch_wgmma_ws<Tr, Schedule>, Tr::kNThreads, rule);
 }
 
 // The rows of a rung that runs Schedule: the tuned tiles above, bf16 and fp16, d=128 first, then
@@ -400,8 +393,8 @@ const std::vector<KernelInstance>& ws_instances() {
         ws_instance<WgmmaWsD64<__half>, Schedule>(),
         ws_instance<WgmmaWsD256<__nv_bfloat16>, Schedule>(),
         ws_instance<WgmmaWsD256<__half>, Schedule>(),
-        decode_instance<WgmmaWsD128Decode<__nv_bfloat16>, Schedule>(),
-        decode_instance<WgmmaWsD128Decode<__half>, Schedule>(),
+        ws_instance<WgmmaWsD128Decode<__nv_bfloat16>, Schedule>(kRowsFitOneBlock),
+        ws_instance<WgmmaWsD128Decode<__half>, Schedule>(kRowsFitOneBlock),
     };
     return instances;
 }

@@ -273,10 +273,8 @@ cudaError_t launch_wgmma_persistent(const FwdParams& p, cudaStream_t stream) {
 template <class Config>
 KernelInstance persistent_instance(DefaultRule rule = {}) {
     using Tr = PersistentTraits<Config>;
-    KernelInstance inst = instance_of<Tr>(reinterpret_cast<const void*>(&wgmma_persistent_fwd_kernel<Tr>),
-                                          &launch_wgmma_persistent<Tr>);
-    inst.default_rule = rule;
-    return inst;
+    return instance_of<Tr>(reinterpret_cast<const void*>(&wgmma_persistent_fwd_kernel<Tr>),
+                           &launch_wgmma_persistent<Tr>, Tr::kNThreads, rule);
 }
 
 // Where the head_dim-64 128 x 128 tile (WgmmaWsD64Short) replaces the 192-row one: causal, at most
