@@ -27,6 +27,8 @@ import warnings
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from . import gpu_clocks
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PROG = "peers.py"
 
@@ -347,6 +349,8 @@ def build_row(columns: Sequence[str], analytic: dict, problem: Problem, backend:
         row["num_splits"] = run["num_splits"]
     if "warmup_ms" in run and "warmup_ms" in columns:
         row["warmup_ms"] = run["warmup_ms"]
+    # The GPU's clocks while the timed launches ran (gpu_clocks), in fa-bench's columns.
+    row.update({k: run[k] for k in gpu_clocks.COLUMNS if k in run and k in columns})
     median = run.get("time_ms_median")
     if median is not None:
         flops, nbytes = float(analytic["flops"]), float(analytic["compulsory_bytes"])
@@ -565,7 +569,7 @@ def enqueue_gpu_sleep(torch, ms: float, clock_mhz: float) -> None:
 
 def time_launches(torch, launch: Callable[[], object], settings: "Settings",
                   flush_l2: Callable[[], object] | None,
-                  clock_mhz: float, host_us_per_call: float) -> dict:
+                  clock_mhz: float, host_us_per_call: float, sampler=None) -> dict:
     """Time `launch` the way fa-bench does (app/timing.cpp), so a peer's row and fa-bench's stand in
     the same power and clock state (a GPU at its power cap clocks down after ~0.1 s of dense math;
     five warm-ups and twenty timed launches of a 3 ms kernel end before that, fa-bench's rows do not):
@@ -577,8 +581,10 @@ def time_launches(torch, launch: Callable[[], object], settings: "Settings",
       timed part has taken settings.max_time seconds of wall time. With min_time 0 that is exactly
       settings.iterations launches (peers.py: --iterations given).
 
-    flush_l2, when given, runs before each timed launch, outside the events. Returns the
-    per-launch times in ms, the warm-up launch count and the warm-up's GPU time in ms."""
+    flush_l2, when given, runs before each timed launch, outside the events. sampler, when given
+    (a gpu_clocks.ClockSampler), reads the GPU's clocks from the first timed batch to the last, as
+    fa-bench's rows do. Returns the per-launch times in ms, the warm-up launch count, the warm-up's
+    GPU time in ms and the sampler's readings (None without one)."""
     for _ in range(settings.warmup_iterations):
         launch()
     torch.cuda.synchronize()
@@ -598,6 +604,8 @@ def time_launches(torch, launch: Callable[[], object], settings: "Settings",
 
     times: list[float] = []
     wall_start = time.perf_counter()
+    if sampler is not None:
+        sampler.start()
     while True:
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(settings.iterations)]
         ends = [torch.cuda.Event(enable_timing=True) for _ in range(settings.iterations)]
@@ -615,7 +623,8 @@ def time_launches(torch, launch: Callable[[], object], settings: "Settings",
         total = sum(times)
         if total >= settings.min_time * 1e3 or total <= 0 or time.perf_counter() - wall_start >= settings.max_time:
             break
-    return {"times": times, "warmup_iterations": warmup_launches, "warmup_ms": warmup_ms}
+    samples = sampler.stop() if sampler is not None else None
+    return {"times": times, "warmup_iterations": warmup_launches, "warmup_ms": warmup_ms, "clock_samples": samples}
 
 
 def l2_flusher(torch, device: int):
@@ -642,7 +651,8 @@ class Settings:
 
 
 def measure(torch, backend: Backend, p: Problem, inputs: Inputs, scale: float, variant,
-            reference, tolerance: tuple[float, float], settings: Settings, flush_l2, clock_mhz: float) -> dict:
+            reference, tolerance: tuple[float, float], settings: Settings, flush_l2, clock_mhz: float,
+            sensor=None) -> dict:
     """Time one backend on one problem (at a variant: tile or split count): timing stats + check
     fields (+ what the backend says it did), or a note."""
     q, k, v = inputs.layout(backend.layout)
@@ -663,8 +673,11 @@ def measure(torch, backend: Backend, p: Problem, inputs: Inputs, scale: float, v
         if reference is not None:
             result.update(compare_with_reference(torch, to_bhsd(out, backend.layout), reference, tolerance))
         del out
-        timed = time_launches(torch, launch, settings, flush_l2, clock_mhz, backend.host_us_per_call)
+        sampler = gpu_clocks.ClockSampler(sensor) if sensor is not None else None
+        timed = time_launches(torch, launch, settings, flush_l2, clock_mhz, backend.host_us_per_call, sampler)
     result.update(timing_stats(timed["times"]))
+    if timed["clock_samples"] is not None:
+        result.update(gpu_clocks.clock_columns(timed["clock_samples"], sensor.limits))
     result.update(iterations=len(timed["times"]), warmup_iterations=timed["warmup_iterations"],
                   warmup_ms=timed["warmup_ms"])
     return result
@@ -680,6 +693,12 @@ def run_problems(torch, problems: Sequence[Problem], backends: Sequence[Backend]
     provenance = device_provenance(torch, settings.device)
     clock_mhz = float(provenance["sm_clock_mhz"] or 2000)  # only sizes the pre-launch sleep
     ready = [b for b in backends if b.name not in skip_reasons]
+    sensor = None
+    if ready:
+        sensor, why_not = gpu_clocks.open_sensor(torch, settings.device)
+        if sensor is None:
+            print(f"{PROG}: no clock, power or throttle readings ({why_not}): those columns stay empty",
+                  file=sys.stderr)
     flush_l2 = l2_flusher(torch, settings.device) if settings.use_cold_l2 and ready else None
     rows = []
     for p in problems:
@@ -706,7 +725,7 @@ def run_problems(torch, problems: Sequence[Problem], backends: Sequence[Backend]
                 for b, t in jobs:
                     if (b.name, t) not in runs:
                         runs[(b.name, t)] = measure(torch, b, p, inputs, scale, t, reference, tolerance_of(p.dtype),
-                                                    settings, flush_l2, clock_mhz)
+                                                    settings, flush_l2, clock_mhz, sensor)
                         torch.cuda.empty_cache()  # an OOM'd math backend must not starve the next one
                 del inputs, reference
                 torch.cuda.empty_cache()

@@ -17,10 +17,17 @@ import pytest
 
 import fa_schema
 import peers
-from peer_backends import common, cute_example, fa4, torch_sdpa
+from peer_backends import common, cute_example, fa4, gpu_clocks, torch_sdpa
 from peer_backends.common import Problem, Refusal
 
 EXAMPLE = cute_example.EXAMPLE_FILE
+
+
+@pytest.fixture(autouse=True)
+def no_nvml(monkeypatch):
+    """No NVML in these tests, whatever the machine has: the tests that want readings install a
+    stand-in sensor."""
+    monkeypatch.setattr(gpu_clocks, "open_sensor", lambda torch, device: (None, "no NVML in the tests"))
 
 
 @pytest.fixture
@@ -401,3 +408,31 @@ def test_peers_bad_timing_flags_name_the_flag_and_exit_2(monkeypatch, capsys, fl
         peers.main(["--backends", "cudnn", *flags])
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------------------------
+# The GPU's clocks in a peer's row, in fa-bench's columns (peer_backends/gpu_clocks.py)
+# ----------------------------------------------------------------------------------------------
+
+class CappedSensor:
+    """A GPU at its power cap: every reading 1,500 MHz, 700 W, sw_power_cap."""
+    limits = gpu_clocks.Limits(max_sm_clock_mhz=1980.0, power_limit_w=700.0)
+
+    def read(self):
+        return gpu_clocks.Sample(1500.0, 700.0, 62.0, 0x4)
+
+
+def test_peer_rows_carry_the_clocks_their_timed_launches_ran_at(monkeypatch, tmp_path):
+    monkeypatch.setattr(gpu_clocks, "open_sensor", lambda torch, device: (CappedSensor(), None))
+    calls, row = run_cudnn_once(monkeypatch, tmp_path, "--iterations", "30", "--warmup_time", "0")
+    assert (row["sm_clock_mean_mhz"], row["sm_clock_min_mhz"], row["sm_clock_max_mhz"]) == ("1500", "1500", "1980")
+    assert (row["power_w_mean"], row["power_limit_w"], row["temperature_c"]) == ("700", "700", "62")
+    assert (row["throttle_reasons"], row["capped_pct"], row["flags"]) == ("sw_power_cap", "100", "!clk,!pwr")
+    assert int(row["clock_samples"]) >= 2
+
+
+def test_without_nvml_peer_rows_say_so_once_and_leave_the_clock_columns_empty(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(gpu_clocks, "open_sensor", lambda torch, device: (None, "libnvidia-ml.so.1 not loadable"))
+    calls, row = run_cudnn_once(monkeypatch, tmp_path, "--iterations", "30", "--warmup_time", "0")
+    assert all(row[c] == "" for c in gpu_clocks.COLUMNS)
+    assert capsys.readouterr().err.count("no clock, power or throttle readings (libnvidia-ml.so.1 not loadable)") == 1
