@@ -166,4 +166,12 @@ struct BlockCoords {
 // kernel parameters where it is used, so it costs no register through a main loop.
 __device__ __forceinline__ int rows_per_position(const FwdParams& p) { return p.pack_gqa ? p.heads_per_kv : 1; }
 
+// The query position of row-space row m, by a shift: packing needs heads_per_kv to divide 64
+// (launch_plan.cpp, packs_gqa), so it is a power of two. A division here compiled to ~20
+// instructions with an I2F / MUFU.RCP / F2I chain that ptxas scheduled into the Hopper rungs'
+// issue window, between the token's bar.sync and the last wgmma of a batch (session 10).
+__device__ __forceinline__ int position_of_row(const FwdParams& p, int m) {
+    return p.pack_gqa ? m >> (__ffs(p.heads_per_kv) - 1) : m;
+}
+
 }  // namespace fa

@@ -112,13 +112,17 @@ struct OperandDescs {
 // Issues S = Q·Kᵀ for ring slot `stage` (no fence / commit: the caller brackets the batch).
 template <class Tr>
 __device__ __forceinline__ void issue_qk(float (&s)[Tr::kAccS], uint64_t desc_q, uint64_t desc_k, int stage) {
+    // The slot's K descriptor once per batch, then a compile-time offset per k16 step (every
+    // offset is a multiple of 16 bytes, so the sum is the same): rung 7's instructions between
+    // the issue token's bar.sync and its last wgmma went 140 -> 107 (with position_of_row, 89).
+    const uint64_t desc_k_slot = desc_k + static_cast<uint32_t>(stage * (Tr::kKVBytes >> 4));
 #pragma unroll
     for (int kk = 0; kk < Tr::kKStepsQK; ++kk) {
         // k16 step kk: 64-column block kk/4, 32 bytes per step inside the 128-byte atom row.
         const uint32_t off_q = (kk / 4) * Tr::kQChunkBytes + (kk % 4) * 32;
-        const uint32_t off_k = stage * Tr::kKVBytes + (kk / 4) * Tr::kKVChunkBytes + (kk % 4) * 32;
-        hopper::WgmmaM64<Tr::kBlockN>::template ss<typename Tr::T>(s, desc_q + (off_q >> 4), desc_k + (off_k >> 4),
-                                                                    kk > 0 ? 1u : 0u);
+        const uint32_t off_k = (kk / 4) * Tr::kKVChunkBytes + (kk % 4) * 32;
+        hopper::WgmmaM64<Tr::kBlockN>::template ss<typename Tr::T>(s, desc_q + (off_q >> 4),
+                                                                    desc_k_slot + (off_k >> 4), kk > 0 ? 1u : 0u);
     }
 }
 
@@ -126,12 +130,12 @@ __device__ __forceinline__ void issue_qk(float (&s)[Tr::kAccS], uint64_t desc_q,
 template <class Tr>
 __device__ __forceinline__ void issue_pv(float (&o)[Tr::kAccO], const uint32_t (&pa)[Tr::kKStepsPV * 4],
                                          uint64_t desc_v, int stage) {
+    const uint64_t desc_v_slot = desc_v + static_cast<uint32_t>(stage * (Tr::kKVBytes >> 4));
 #pragma unroll
     for (int kk = 0; kk < Tr::kKStepsPV; ++kk) {
         // 16 keys = two 1024-byte atoms of V's MN-major layout.
-        const uint32_t off_v = stage * Tr::kKVBytes + kk * 2048;
         const uint32_t(&a)[4] = *reinterpret_cast<const uint32_t(*)[4]>(&pa[4 * kk]);
-        hopper::WgmmaM64<Tr::kHeadDim>::template rs<typename Tr::T, 1>(o, a, desc_v + (off_v >> 4), 1u);
+        hopper::WgmmaM64<Tr::kHeadDim>::template rs<typename Tr::T, 1>(o, a, desc_v_slot + (kk * 2048 >> 4), 1u);
     }
 }
 
@@ -199,11 +203,11 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_
                                              const ConsumerThread<Tr>& c) {
     constexpr int kBlockN = Tr::kBlockN;
     const int m_start = blk.m_start, n_start = (blk.key_tile_begin + t) * kBlockN, r0 = c.r0;
-    // Packed GQA: a row's query position is row / g, g read from the parameters (no register in
-    // the loop).
-    const int g = rows_per_position(p);
-    if (tile_needs_mask(m_start / g, n_start, kBlockN, p.seqlen_k, p.causal))
-        mask_tile<kBlockN>(s, (m_start + r0) / g, (m_start + r0 + 8) / g, n_start, c.c0, p);
+    // Packed GQA: a row's query position is row / g (position_of_row), g read from the
+    // parameters (no register in the loop).
+    if (tile_needs_mask(position_of_row(p, m_start), n_start, kBlockN, p.seqlen_k, p.causal))
+        mask_tile<kBlockN>(s, position_of_row(p, m_start + r0), position_of_row(p, m_start + r0 + 8), n_start, c.c0,
+                           p);
     online_softmax_tile<kBlockN>(s, row_max, row_sum, rescale, p.scale_log2, 0.0f);
 }
 

@@ -64,6 +64,18 @@
 // cuDNN in one call (session8/fa2/ladder.csv): 2x16x8192x256 747 / 703 (causal) against cuDNN
 // 668 / 671 and FA4 753 / 719.
 //
+// Session 10: the issue window. ptxas had scheduled an integer division (the query position
+// m_start / heads_per_kv of softmax_tile's mask test: I2F, MUFU.RCP, F2I, ~20 instructions with
+// long latencies) between the issue token's bar.sync and the last S wgmma of each batch, where
+// every stall delays this warpgroup's P·V and the token's next holder. A shift now
+// (position_of_row: packing needs heads_per_kv | 64), and each slot's wgmma descriptor once per
+// batch: 140 -> 89 instructions in that window at d=128. H100, bf16, three rounds of 5 + 30
+// launches, median TFLOP/s, before -> after (session 10 call 8): 2x16x8192x128 595 -> 624,
+// causal 549 -> 568; GQA 4x32(kv 8)x8192 608 -> 630; 8x16x2048 causal 420 -> 441; 2x32x8192x64
+// 477 -> 503, causal 432 -> 456; rung 6 the same +3-7 %, rung 9 level (its window held no
+// division). Found by comparing with FA4's sm90 kernel under ncu at the base clock (call 7):
+// same tile and schedule, 19 % fewer instructions, tensor pipe 85 % busy against rung 9's 74 %.
+//
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; 0-byte stack frame, no spills, no LDL/STL):
 //   dtype      D    M x N x threads (+128 launched)  stages  smem (B)   regs (entry/producer/consumer)
 //   bf16/fp16  128  128 x 128 x 256                  3       230,480    168 / 24 / 240 (uses R0-R184)
