@@ -64,6 +64,17 @@
 //     while the first writes this one's output (64x32x1x8192 with 8 K/V heads 699.2 us against
 //     690.4, 16x32x16x8192 with 32: 703.0 against 689.6; calls 3 and 1).
 //
+// Session 10, measured and not kept (results/nvidia-h100-80gb-hbm3/session10/, calls 1-2, A/B
+// against the session-9 binary, H100, bf16, 5 + 30 launches): O stored from registers straight
+// to global memory and each Q buffer released after the tile's last S, instead of O staged in the
+// Q buffer and released after the TMA store. With that, one Q buffer frees 32 KB at head_dim 128
+// for a third ring stage, but the next tile's Q then loads during the last P·V and the epilogue
+// only, and head_dim 128 lost 1-10 % (GQA 4x32(kv 8)x8192 619 -> 592, causal 595 -> 512-565);
+// with two Q buffers kept it measured level. (A per-warpgroup Q release, each 64-row half on its
+// own barriers, made ptxas spill in the head_dim-64 main loop and was not measured.) The issue-
+// window change of rungs 6-7 (07_wgmma_overlap.cu, session 10) left this rung level: its window
+// held no division.
+//
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; regs entry/producer/consumer as rung 7; the short
 // causal head_dim-64 128 x 128 tile: 4 stages, 162 KiB, no spills, 168 registers): d64 and
 // d128 no spills; d256 spills 28 bytes, stored once before the tile loop and reloaded in each
