@@ -602,10 +602,21 @@ def time_launches(torch, launch: Callable[[], object], settings: "Settings",
             break
         warmup_ms += spent
 
-    times: list[float] = []
     wall_start = time.perf_counter()
     if sampler is not None:
         sampler.start()
+    try:
+        times = _timed_batches(torch, launch, settings, flush_l2, clock_mhz, host_us_per_call, wall_start)
+    finally:  # the sampler's thread ends with the timed part, also when a launch raises
+        samples = sampler.stop() if sampler is not None else None
+    return {"times": times, "warmup_iterations": warmup_launches, "warmup_ms": warmup_ms, "clock_samples": samples}
+
+
+def _timed_batches(torch, launch: Callable[[], object], settings: "Settings", flush_l2: Callable[[], object] | None,
+                   clock_mhz: float, host_us_per_call: float, wall_start: float) -> list[float]:
+    """time_launches' timed part: batches of settings.iterations launches, each between its own
+    event pair, until min_time of GPU time or max_time of wall time."""
+    times: list[float] = []
     while True:
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(settings.iterations)]
         ends = [torch.cuda.Event(enable_timing=True) for _ in range(settings.iterations)]
@@ -622,9 +633,7 @@ def time_launches(torch, launch: Callable[[], object], settings: "Settings",
         times += [start.elapsed_time(end) for start, end in zip(starts, ends)]
         total = sum(times)
         if total >= settings.min_time * 1e3 or total <= 0 or time.perf_counter() - wall_start >= settings.max_time:
-            break
-    samples = sampler.stop() if sampler is not None else None
-    return {"times": times, "warmup_iterations": warmup_launches, "warmup_ms": warmup_ms, "clock_samples": samples}
+            return times
 
 
 def l2_flusher(torch, device: int):

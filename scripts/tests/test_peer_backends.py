@@ -436,3 +436,18 @@ def test_without_nvml_peer_rows_say_so_once_and_leave_the_clock_columns_empty(mo
     calls, row = run_cudnn_once(monkeypatch, tmp_path, "--iterations", "30", "--warmup_time", "0")
     assert all(row[c] == "" for c in gpu_clocks.COLUMNS)
     assert capsys.readouterr().err.count("no clock, power or throttle readings (libnvidia-ml.so.1 not loadable)") == 1
+
+
+def test_the_clock_sampler_stops_when_a_timed_launch_raises(monkeypatch):
+    torch, calls = recording_torch(monkeypatch)
+    sampler = gpu_clocks.ClockSampler(CappedSensor(), period=0.001)
+    count = [0]
+
+    def launch():
+        count[0] += 1
+        if count[0] > 3:
+            raise RuntimeError("device-side assert")
+    settings = common.Settings(warmup_iterations=2, iterations=5, use_cold_l2=False, check=False, seed=0, device=0)
+    with pytest.raises(RuntimeError, match="device-side assert"):
+        common.time_launches(torch, launch, settings, None, 1980.0, 20.0, sampler)
+    assert sampler._thread is None  # joined: no reader thread left behind
