@@ -126,6 +126,14 @@ __device__ __forceinline__ void fence_proxy_async_shared_cta() {
 #endif
 }
 
+// `v` as ptxas sees it: one value for the whole warp (lane 0's, broadcast), so what is computed
+// from it can live in uniform registers. The consumer warpgroup index is the case that matters:
+// derived from threadIdx it is per-thread to ptxas, so Q's wgmma descriptor (which depends on it)
+// sat in vector registers and every HGMMA of S = Q·Kᵀ needed two R2UR moves and a 64-bit add
+// first (rung 7 d128: 16 R2UR and 19 IMAD per main-loop iteration, all in the issue window;
+// with the broadcast, none and 4).
+__device__ __forceinline__ int warp_uniform(int v) { return __shfl_sync(0xffffffffu, v, 0); }
+
 // ---------------------------------------------------------------------------------------------
 // Named barriers (bar.sync id, nthreads): ids 1..15 are free for the kernel (0 is __syncthreads);
 // nthreads is a multiple of 32 and every participating warp executes it.

@@ -87,7 +87,7 @@ struct ConsumerThread {
 
     __device__ __forceinline__ explicit ConsumerThread(int consumer_tid)
         : ctid(consumer_tid),
-          wg(consumer_tid / 128),
+          wg(hopper::warp_uniform(consumer_tid / 128)),
           warp((consumer_tid / 32) % 4),
           lane(consumer_tid % 32),
           r0(wg * Tr::kWarpgroupRows + warp * 16 + lane / 4),

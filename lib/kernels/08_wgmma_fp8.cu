@@ -366,6 +366,9 @@ struct Fp8Consumer {
     uint64_t desc_q, desc_k, desc_vt;
 
     __device__ __forceinline__ Fp8Consumer(const Fp8Smem& sm, int ctid)
+        // ctid / 128, not hopper::warp_uniform(ctid / 128) as rungs 5-7 and 9: the broadcast took the
+        // main loop's 8 R2UR out here too but measured -6 % (4x16x8192x128, 758-791 -> 718-730
+        // TFLOP/s, three rounds, session 11 call 1), where the bf16 rungs gained 1-4 %.
         : wg(ctid / 128),
           lane(ctid % 32),
           r0(wg * Tr::kWarpgroupRows + ((ctid / 32) % 4) * 16 + lane / 4),
