@@ -131,7 +131,8 @@ __device__ __forceinline__ void fence_proxy_async_shared_cta() {
 // derived from threadIdx it is per-thread to ptxas, so Q's wgmma descriptor (which depends on it)
 // sat in vector registers and every HGMMA of S = Q·Kᵀ needed two R2UR moves and a 64-bit add
 // first (rung 7 d128: 16 R2UR and 19 IMAD per main-loop iteration, all in the issue window;
-// with the broadcast, none and 4).
+// with the broadcast, none and 4). Rungs 5-7 and 9 use it: +1.5-4 % on long prefill (session 11
+// call 1, 07_wgmma_overlap.cu); rung 8 does not (-6 % there).
 __device__ __forceinline__ int warp_uniform(int v) { return __shfl_sync(0xffffffffu, v, 0); }
 
 // ---------------------------------------------------------------------------------------------

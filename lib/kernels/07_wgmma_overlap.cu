@@ -76,6 +76,16 @@
 // division). Found by comparing with FA4's sm90 kernel under ncu at the base clock (call 7):
 // same tile and schedule, 19 % fewer instructions, tensor pipe 85 % busy against rung 9's 74 %.
 //
+// Session 11: the warpgroup index made uniform (hopper::warp_uniform in ConsumerThread). From
+// threadIdx it was per-thread to ptxas, so Q's descriptor sat in vector registers and every S
+// HGMMA needed two R2UR first: d=128 main loop 16 R2UR -> 0, 19 IMAD -> 4, window 90 -> 59, loop
+// 729 -> 695 instructions. Three rounds, 5 + 30 launches (session 11 call 1), median TFLOP/s:
+// 2x16x8192x128 611 -> 626, causal 569 -> 589; GQA 630 -> 639; 2x32x8192x64 499 -> 513, causal
+// 434 -> 464; 2x16x8192x256 721 -> 734; seqlen 512 -2 to +2 %. ncu at the base clock, 2x16x8192x128:
+// 2.94 M cycles (session 10, before the window change) -> 2.77 M, 616 M -> 519 M instructions
+// (FA4: 2.49 M, 485 M). Not kept (call 4): the mask folded into one bound per row, one compare
+// per element (masked path 132 ISETP + 35 VIADD -> 68 + 4): causal shapes level (-3 to +2 %).
+//
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; 0-byte stack frame, no spills, no LDL/STL):
 //   dtype      D    M x N x threads (+128 launched)  stages  smem (B)   regs (entry/producer/consumer)
 //   bf16/fp16  128  128 x 128 x 256                  3       230,480    168 / 24 / 240 (uses R0-R184)

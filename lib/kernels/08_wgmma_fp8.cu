@@ -73,6 +73,10 @@
 // The committed kernel in one more call (session4/fp8_final.csv): 4x16x8192 802.8 vs rung 7's
 // 597.6 (1.34x), causal 735.1 vs 559.8 (1.31x); 1x16x16384 795.6 vs 613.4 (1.30x), 762.2 vs 616.5
 // (1.24x). ncu (session4/ncu_fp8_final.txt): the tensor pipe is now its busiest (42.5 %).
+// Sessions 10-11, changes to the bf16 rungs' shared code measured here too and not taken: 4-chain
+// row reductions (-6 to -9 %), the uniform warpgroup index (-6 %: the consumer's constructor) and
+// the one-bound-per-row mask (-8 %, session 11 call 4): 4x16x8192x128, three rounds each. This
+// kernel's time moves with its instruction schedule more than its instruction count.
 // ptxas at the bottom, by the instance table.
 
 #include <cuda.h>

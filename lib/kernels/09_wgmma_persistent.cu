@@ -75,10 +75,16 @@
 // window change of rungs 6-7 (07_wgmma_overlap.cu, session 10) left this rung level: its window
 // held no division.
 //
+// Session 11: the uniform warpgroup index of rung 7 (its header; ConsumerThread), Q's descriptor
+// in uniform registers (d128 loop 732 -> 717 instructions, 17 R2UR -> 1). Three rounds, 5 + 30
+// launches (session 11 call 1), median TFLOP/s: 2x16x8192x128 610 -> 631, causal 569 -> 590; GQA
+// 599 -> 616; 2x32x8192x64 level; 2x16x8192x256 715 -> 726, causal 663 -> 628 (two rounds of three
+// at 626-628: bimodal); seqlen 512 -1 to -6 %, -0.5 to -3 % per MHz. ncu at the base clock,
+// 2x16x8192x128: 2.83 M -> 2.72 M cycles, 602 M -> 539 M instructions.
+//
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; regs entry/producer/consumer as rung 7; the short
-// causal head_dim-64 128 x 128 tile: 4 stages, 162 KiB, no spills, 168 registers): d64 and
-// d128 no spills; d256 spills 28 bytes, stored once before the tile loop and reloaded in each
-// tile's epilogue (SASS: no LDL/STL between the first HGMMA and the last wait of a tile).
+// causal head_dim-64 128 x 128 tile: 4 stages, 162 KiB, no spills, 168 registers): no spills at
+// any head_dim (d256 spilled 28 bytes outside the tile loop until session 11's uniform index).
 
 #include <cstdint>
 #include <vector>

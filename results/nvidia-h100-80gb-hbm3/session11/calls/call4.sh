@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Session 11 call 4: the Hopper mask (wgmma_steps.cuh mask_tile) folded into one bound per row, so
+# that a masked tile costs one compare per element (rung 7 d128 masked path: 132 ISETP + 35 VIADD
+# -> 68 ISETP + 4 VIADD; loop 695 -> 602 instructions). GPU tests; compute-sanitizer on rungs 7, 9
+# (bf16) and 8 (FP8, which shares mask_tile); A/B against call 2-3's binary (commit 23b4101) on
+# causal shapes of rungs 7 and 9 and FP8 (non-causal 2x16x8192x128 as the control), three rounds of
+# 5 + 30 launches, the order of old and new alternating between rounds.
+set -uo pipefail
+L=$OUT/logs; mkdir -p $L /tmp/new
+tar -xJf .deps/bin.tar.xz -C /tmp/new; N=/tmp/new/fa-bench
+xz -dc .deps/fa-bench-old.xz > /tmp/new/fa-bench-old; chmod +x /tmp/new/fa-bench-old; O=/tmp/new/fa-bench-old
+export PATH=/usr/local/cuda/bin:$PATH
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv > $L/smi.txt
+( time timeout 150 /tmp/new/fa_gpu_tests "~[large]" ) > $L/gpu_tests.log 2>&1; echo "gpu tests rc=$?"; grep -E "passed|failed" $L/gpu_tests.log | tail -2
+DTYPES="BFloat16" timeout 100 scripts/sanitize.sh $N wgmma_overlap,wgmma_persistent > $L/sanitize.log 2>&1
+DTYPES="Float8E4M3FN" HEAD_DIMS=128 timeout 30 scripts/sanitize.sh $N wgmma_fp8 >> $L/sanitize.log 2>&1
+echo "sanitize clean=$(grep -c clean $L/sanitize.log) of $(wc -l < $L/sanitize.log)"; grep -v -E "clean|n/a" $L/sanitize.log | head -5
+$N --kernel wgmma_ws --iterations 400 --skip_ref_check > /dev/null 2>&1
+SB="--iterations 30 --warmup_iterations 5 --warmup_time 0 --skip_ref_check"
+ab() {
+  if [ $((round % 2)) = 1 ]; then
+    $O $SB --csv $L/ab_old.csv "$@" >> $L/ab.log 2>&1; $N $SB --csv $L/ab.csv "$@" >> $L/ab.log 2>&1
+  else
+    $N $SB --csv $L/ab.csv "$@" >> $L/ab.log 2>&1; $O $SB --csv $L/ab_old.csv "$@" >> $L/ab.log 2>&1
+  fi
+}
+K="--kernel wgmma_overlap,wgmma_persistent --dtype BFloat16"
+for round in 1 2 3; do
+  ab $K --batch_size 2 --seqlen_q 8192 --seqlen_k 8192 --num_head 16 --head_dim 128 --causal 0,1
+  ab $K --batch_size 32 --seqlen_q 512 --seqlen_k 512 --num_head 16 --head_dim 128 --causal 1
+  ab $K --batch_size 8 --seqlen_q 2048 --seqlen_k 2048 --num_head 16 --head_dim 128 --causal 1
+  ab $K --batch_size 4 --seqlen_q 8192 --seqlen_k 8192 --num_head 32 --num_head_kv 8 --head_dim 128 --causal 1
+  ab $K --batch_size 32 --seqlen_q 512 --seqlen_k 512 --num_head 32 --head_dim 64 --causal 1
+  ab $K --batch_size 16 --seqlen_q 1024 --seqlen_k 1024 --num_head 32 --head_dim 64 --causal 1
+  ab $K --batch_size 2 --seqlen_q 8192 --seqlen_k 8192 --num_head 32 --head_dim 64 --causal 1
+  ab $K --batch_size 32 --seqlen_q 512 --seqlen_k 512 --num_head 16 --head_dim 256 --causal 1
+  ab $K --batch_size 2 --seqlen_q 8192 --seqlen_k 8192 --num_head 16 --head_dim 256 --causal 1
+  ab --kernel wgmma_fp8 --dtype Float8E4M3FN --batch_size 4 --seqlen_q 8192 --seqlen_k 8192 --num_head 16 --head_dim 128 --causal 0,1
+done
+echo "ab done"
+nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active --format=csv >> $L/smi.txt
+cd $OUT && tar -czf logs.tgz logs && rm -rf logs
