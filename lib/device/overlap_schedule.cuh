@@ -19,14 +19,26 @@ namespace fa::wgmma {
 // batch 0 = S(0); batch b = S(b) + PV(b-1) for b = 1..n-1 (two commit groups, S first); batch n =
 // PV(n-1). Program order of a warpgroup (n >= 1: at n = 0 the kernel skips all of it; batch 0
 // and batch n are the kernel's first_batch and last_batch, the rest is run() below):
-//   wait K(0); batch 0; wait_group 0; release K(0); softmax(0); wait V(0);
-//   iteration t = 0..n-2: rescale O by α(t), pack P(t); wait K(t+1); batch t+1;
-//       wait_group 1 (S(t+1) landed); release K(t+1); softmax(t+1); wait V(t+1);
-//                                                                  <- P(t)·V(t) still runs
-//       wait_group 0; release V(t);
-//   rescale O by α(n-1), pack P(n-1); batch n; wait_group 0; release V(n-1).
-// Each batch's operands are waited for before its token wait (K(b) just before, V(b-1) in the
-// previous iteration or before the loop), so no warpgroup waits for memory holding the token.
+//   wait K(0); batch 0; wait_group 0; release K(0); softmax(0); pack P(0); wait V(0);
+//   iteration t = 0..n-2: wait K(t+1); batch t+1;
+//       wait_group 1 (S(t+1) landed); release K(t+1); softmax(t+1), and at its midpoint
+//       (Tr::kPvWaitColumn, below): wait V(t+1); wait_group 0; release V(t);
+//       rescale O by α(t+1), pack P(t+1).
+//   batch n; wait_group 0; release V(n-1).
+// (O is zero before batch 1, so α(0) is not applied.) Each batch's operands are waited for before
+// its token wait (K(b) just before, V(b-1) in the previous iteration or before the loop), so no
+// warpgroup waits for memory holding the token.
+// Where P(t)·V(t) is waited for (session 11, after FA4's sm90 SASS): the O rescale (kHeadDim / 2
+// FMUL per thread) and the packing of P (kBlockN / 4 F2FP) must follow wait_group 0; in the same
+// basic block as the exponentials after it, ptxas places them between the MUFU.EX2s (one every
+// 8 cycles per warp on the SFU), where they cost no time, instead of as a run of ~100
+// instructions before the next batch. The wait cannot go just anywhere: V(t+1)'s spin-wait ends
+// a basic block, and ptxas moves wait_group 0 to the start of the block it is in (at the end of
+// the softmax it went above the row max: head_dim 128 -3 to -5 %, head_dim 64 +2-3 %). So the
+// two waits sit between 8-column groups of the exponentials, at the tile's kPvWaitColumn
+// (wgmma_traits.cuh; H100, bf16, session 11 calls 9-10, against after all of them, which is this
+// schedule's order before): head_dim 128 after 64 of 128 columns (+1-3 %), 64 before them
+// (+1.5-6.5 %), 256 and the short causal head_dim-64 tile after all (earlier: -1 to -8 %, -4 %).
 // Deadlock freedom: rank the events E(w, b) = "warpgroup w issues batch b" as (b, w, 0),
 // RK(w, u) = "every warp of w released K(u)" as (u, w, 1) and RV(w, u) = "... released V(u)" as
 // (u + 1, w, 1), lexicographically. Each event needs only events of smaller rank (wgmma
@@ -49,17 +61,14 @@ struct OverlapSchedule {
     template <class Tr>
     static __device__ __forceinline__ int run(const wgmma::WsConsumer<Tr>& c, const wgmma::ConsumerRegs<Tr>& r) {
         int stage = wgmma::ring_slot<Tr>(c.ring0);  // slot of tile t
-        ptx::mbarrier_wait_parity(c.sm.bar_v0 + 8 * stage, wgmma::ring_parity<Tr>(c.ring0));  // V(0), for batch 1 (or n = 1)
         const auto& [o, row_max, row_sum, s, pa, rescale] = r;
         int next_stage = wgmma::ring_slot<Tr>(c.ring0 + 1);  // slot of tile t + 1, and its use's parity
         uint32_t next_phase = wgmma::ring_parity<Tr>(c.ring0 + 1);
+        wgmma::pack_p<Tr>(pa, s);  // batch 1's A operand (O is still zero: no α(0))
+        ptx::mbarrier_wait_parity(c.sm.bar_v0 + 8 * stage, wgmma::ring_parity<Tr>(c.ring0));  // V(0), for batch 1 (or n = 1)
 #pragma unroll 1
         for (int t = 0; t + 1 < c.n_tiles; ++t) {
-            // Batch t+1: S(t+1) = Q·K(t+1)ᵀ, then O = α(t)·O + P(t)·V(t). V(t) waited.
-            wgmma::rescale_o<Tr>(o, rescale);
-            wgmma::pack_p<Tr>(pa, s);
-            // K(t+1): a spin loop, so it also ends the basic block of the rescale and the pack,
-            // which ptxas would otherwise sink below bar.sync onto the token holder's path.
+            // Batch t+1: S(t+1) = Q·K(t+1)ᵀ, then O += P(t)·V(t) (O already scaled by α(t)). V(t) waited.
             hopper::warpgroup_fence_operand(o);
             hopper::warpgroup_fence_operand(pa);
             ptx::mbarrier_wait_parity(c.sm.bar_k0 + 8 * next_stage, next_phase);
@@ -77,34 +86,30 @@ struct OverlapSchedule {
             hopper::wgmma_wait_group<1>();  // S(t+1) has landed; P(t)·V(t) may still run
             hopper::warpgroup_fence_operand(s);
             c.release_k(next_stage);  // K(t+1): its producer may refill the slot during this softmax
-            // Between the waits only s, the row statistics and rescale are written: o and pa
-            // belong to the running wgmma until wait_group 0.
-            wgmma::softmax_tile<Tr>(s, row_max, row_sum, rescale, c.p, c.blk, t + 1, c);
-            // The gap: V(t+1), the other operand of batch t+2 (or of batch n); a spin loop, so
-            // wait_group 0 below starts a basic block of its own and cannot be hoisted above
-            // the softmax.
-            ptx::mbarrier_wait_parity(c.sm.bar_v0 + 8 * next_stage, next_phase);  // V(t+1)
+            // softmax(t+1) with the P(t)·V(t) wait at its midpoint (the header comment), then O
+            // scaled by α(t+1) and P(t+1) packed: one basic block from the midpoint's spin-wait.
+            const int v_stage = stage;
+            wgmma::softmax_tile<Tr>(s, row_max, row_sum, rescale, c.p, c.blk, t + 1, c, [&] {
+                ptx::mbarrier_wait_parity(c.sm.bar_v0 + 8 * next_stage, next_phase);  // V(t+1)
+                hopper::warpgroup_fence_operand(o);
+                hopper::warpgroup_fence_operand(pa);
+                hopper::wgmma_wait_group<0>();
+                hopper::warpgroup_fence_operand(o);
+                hopper::warpgroup_fence_operand(pa);
+                c.release_v(v_stage);  // V(t), read by batch t+1
+            });
+            wgmma::rescale_o<Tr>(o, rescale);
+            wgmma::pack_p<Tr>(pa, s);
             int nn_stage = next_stage + 1;
             uint32_t nn_phase = next_phase;
             if (nn_stage == Tr::kStages) {
                 nn_stage = 0;
                 nn_phase ^= 1u;
             }
-            hopper::warpgroup_fence_operand(o);
-            hopper::warpgroup_fence_operand(pa);
-            hopper::wgmma_wait_group<0>();
-            hopper::warpgroup_fence_operand(o);
-            hopper::warpgroup_fence_operand(pa);  // pa stays untouched until the wgmma read it
-            c.release_v(stage);  // V(t), read by batch t+1
             stage = next_stage;
             next_stage = nn_stage;
             next_phase = nn_phase;
         }
-        // Batch n (last_batch) is O = α(n-1)·O + P(n-1)·V(n-1): its operands. V(n-1) waited (before
-        // the loop, or in its last gap). No spin loop before bar.sync here: the rescale may sink
-        // below it (once per CTA).
-        wgmma::rescale_o<Tr>(o, rescale);
-        wgmma::pack_p<Tr>(pa, s);
         hopper::warpgroup_fence_operand(o);
         hopper::warpgroup_fence_operand(pa);
         return stage;

@@ -158,9 +158,18 @@ __device__ __forceinline__ void mask_tile(float (&s)[kAccS], int pos0, int pos1,
 // 2^p_shift_log2 · P in fp32 (the shift is 0 for bf16/fp16; rung 8 scales P into e4m3's range).
 // scale_log2 maps raw S to base-2 logits. Returns through `rescale` the factor the caller must
 // apply to O for each of the thread's two rows.
-template <int kBlockN, int kAccS>
+// `midpoint`: called once, between the exponentials of key columns < kMidpointColumn and the rest
+// (at kMidpointColumn = kBlockN, after them all). Rungs 7 and 9 wait there for the running P·V
+// (overlap_schedule.cuh); the default does nothing.
+struct NoMidpoint {
+    __device__ __forceinline__ void operator()() const {}
+};
+
+template <int kBlockN, int kAccS, int kMidpointColumn = kBlockN, class Midpoint = NoMidpoint>
 __device__ __forceinline__ void online_softmax_tile(float (&s)[kAccS], float (&row_max)[2], float (&row_sum)[2],
-                                                    float (&rescale)[2], float scale_log2, float p_shift_log2) {
+                                                    float (&rescale)[2], float scale_log2, float p_shift_log2,
+                                                    const Midpoint& midpoint = {}) {
+    static_assert(kMidpointColumn % 8 == 0 && kMidpointColumn >= 0 && kMidpointColumn <= kBlockN, "8-column groups");
     float tile_max[2] = {-CUDART_INF_F, -CUDART_INF_F};
 #pragma unroll
     for (int j = 0; j < kBlockN / 8; ++j) {
@@ -185,22 +194,26 @@ __device__ __forceinline__ void online_softmax_tile(float (&s)[kAccS], float (&r
         row_sum[h] *= rescale[h];
     }
 #pragma unroll
-    for (int j = 0; j < kBlockN / 8; ++j)
+    for (int j = 0; j < kBlockN / 8; ++j) {
+        if (j == kMidpointColumn / 8) midpoint();
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
             const float pv = ptx::ex2_approx(fmaf(s[4 * j + e], scale_log2, -offset[e >> 1]));
             s[4 * j + e] = pv;
             row_sum[e >> 1] += pv;
         }
+    }
+    if (kMidpointColumn == kBlockN) midpoint();
 }
 
 // Mask, online-softmax update and exponentiation of one S tile, in place (s becomes P in fp32).
 // Returns through `rescale` the factor the caller must apply to O for each of its two rows.
 // `t`: the tile's index among the CTA's key tiles (its keys start at key tile key_tile_begin + t).
-template <class Tr>
+// `midpoint`: as online_softmax_tile's, at Tr::kPvWaitColumn.
+template <class Tr, class Midpoint = NoMidpoint>
 __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_max)[2], float (&row_sum)[2],
                                              float (&rescale)[2], const FwdParams& p, const BlockCoords& blk, int t,
-                                             const ConsumerThread<Tr>& c) {
+                                             const ConsumerThread<Tr>& c, const Midpoint& midpoint = {}) {
     constexpr int kBlockN = Tr::kBlockN;
     const int m_start = blk.m_start, n_start = (blk.key_tile_begin + t) * kBlockN, r0 = c.r0;
     // Packed GQA: a row's query position is row / g (position_of_row), g read from the
@@ -208,7 +221,8 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_
     if (tile_needs_mask(position_of_row(p, m_start), n_start, kBlockN, p.seqlen_k, p.causal))
         mask_tile<kBlockN>(s, position_of_row(p, m_start + r0), position_of_row(p, m_start + r0 + 8), n_start, c.c0,
                            p);
-    online_softmax_tile<kBlockN>(s, row_max, row_sum, rescale, p.scale_log2, 0.0f);
+    online_softmax_tile<kBlockN, Tr::kAccS, Tr::kPvWaitColumn>(s, row_max, row_sum, rescale, p.scale_log2, 0.0f,
+                                                              midpoint);
 }
 
 // P (fp32, accumulator layout) -> wgmma A fragments. k16 step kk covers accumulator groups 2kk and

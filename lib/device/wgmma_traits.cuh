@@ -9,6 +9,7 @@
 //       static constexpr int kConsumerWarpgroups = 2; // 64 query rows each
 //       static constexpr int kBlockN = 128;           // keys per ring slot
 //       static constexpr int kStages = 3;             // K/V ring depth
+//       static constexpr int kPvWaitColumn = 64;      // rungs 7, 9: where the softmax waits for P·V
 //   };
 //
 // (rungs 6-7 add their setmaxnreg budgets: device/wgmma_ws_kernel.cuh). Each rung's traits derive
@@ -48,6 +49,10 @@ struct WgmmaTileD128 {
     static constexpr int kBlockN = 128;
     // As deep as shared memory allows: Q 32 KB + 3 x (K 32 KB + V 32 KB) = 224 KB of 227 KB.
     static constexpr int kStages = 3;
+    // Rungs 7 and 9 (overlap_schedule.cuh): the P·V wait after the exponentials of the tile's first
+    // 64 key columns (session 11 calls 9-10: +1-3 % against after them all, 2x16x8192x128 rung 9
+    // 629 -> 646; before them all, -2 to -5 %).
+    static constexpr int kPvWaitColumn = 64;
 };
 
 template <typename T_>
@@ -62,6 +67,9 @@ struct WgmmaTileD64 {
     // Q 24 KB + 4 x (16 + 16) KB = 152 KB: 1 CTA per SM either way (registers); 5 stages would fit
     // (184 KB) and were not measured.
     static constexpr int kStages = 4;
+    // Rungs 7 and 9: the P·V wait before the exponentials (session 11 call 10: +1.5-6.5 % against
+    // after them all, 2x32x8192x64 rung 7 507 -> 518, causal 455 -> 470).
+    static constexpr int kPvWaitColumn = 0;
 };
 
 template <typename T_>
@@ -81,6 +89,9 @@ struct WgmmaTileD256 {
     static constexpr int kBlockN = 80;
     // Q 64 KB + 2 x (K 40 KB + V 40 KB) = 224 KB of 227 KB; a third stage does not fit.
     static constexpr int kStages = 2;
+    // Rungs 7 and 9: the P·V wait after all the exponentials (session 11 call 9: after 40 columns
+    // -1 to -3 %, before them -5 to -8 %).
+    static constexpr int kPvWaitColumn = kBlockN;
 };
 
 // ---- Traits ----
@@ -92,6 +103,7 @@ struct TileTraits : Config {
     using Config::kConsumerWarpgroups;
     using Config::kHeadDim;
     using Config::kStages;
+    using Config::kPvWaitColumn;
 
     static constexpr int kWarpgroupRows = 64;                            // query rows per consumer warpgroup: wgmma's M
     static constexpr int kBlockM = kWarpgroupRows * kConsumerWarpgroups;  // query rows per CTA
@@ -136,6 +148,8 @@ struct TileTraits : Config {
     static_assert(kBlockM <= 256 && kBlockN <= 256, "a TMA box spans at most 256 rows");
     static_assert(kConsumerWarpgroups >= 1 && kNThreads <= 1024, "1..8 consumer warpgroups");
     static_assert(kStages >= 2, "a ring of one slot would serialize copy and compute");
+    static_assert(kPvWaitColumn % 8 == 0 && kPvWaitColumn >= 0 && kPvWaitColumn <= kBlockN,
+                  "the P·V wait sits between 8-column groups of the softmax's exponentials");
     static_assert(kOffK % 1024 == 0 && kKVBytes % 1024 == 0 && kQChunkBytes % 1024 == 0 &&
                       kKVChunkBytes % 1024 == 0,
                   "TMA destinations / wgmma operands start on 1024-byte swizzle-pattern boundaries");

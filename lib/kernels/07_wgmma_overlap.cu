@@ -85,6 +85,13 @@
 // 2.94 M cycles (session 10, before the window change) -> 2.77 M, 616 M -> 519 M instructions
 // (FA4: 2.49 M, 485 M). Not kept (call 4): the mask folded into one bound per row, one compare
 // per element (masked path 132 ISETP + 35 VIADD -> 68 + 4): causal shapes level (-3 to +2 %).
+// Then FA4's SASS (call 8) showed its O rescale and P packing placed between the softmax's
+// MUFU.EX2s, where ours ran as ~100 instructions before the next batch: the P·V wait now sits
+// inside the softmax at a per-tile column (kPvWaitColumn; overlap_schedule.cuh says why there),
+// with the rescale and the packing after it in the same basic block. Three rounds (call 10),
+// against the wait after the softmax: d64 +1.5-6.5 % (2x32x8192 507 -> 518, causal 455 -> 470;
+// 8x32x2048 causal 312 -> 333), d128 +1-3 % (2x16x8192 613 -> 627, causal 578 -> 594; GQA
+// 633 -> 646), d256 and decode level.
 //
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; 0-byte stack frame, no spills, no LDL/STL):
 //   dtype      D    M x N x threads (+128 launched)  stages  smem (B)   regs (entry/producer/consumer)

@@ -80,7 +80,9 @@
 // launches (session 11 call 1), median TFLOP/s: 2x16x8192x128 610 -> 631, causal 569 -> 590; GQA
 // 599 -> 616; 2x32x8192x64 level; 2x16x8192x256 715 -> 726, causal 663 -> 628 (two rounds of three
 // at 626-628: bimodal); seqlen 512 -1 to -6 %, -0.5 to -3 % per MHz. ncu at the base clock,
-// 2x16x8192x128: 2.83 M -> 2.72 M cycles, 602 M -> 539 M instructions.
+// 2x16x8192x128: 2.83 M -> 2.72 M cycles, 602 M -> 539 M instructions. Then rung 7's P·V wait
+// inside the softmax (overlap_schedule.cuh; call 10, three rounds): 2x16x8192x128 629 -> 646,
+// causal 592 -> 604; 2x32x8192x64 level to +1.5 %, 8x32x2048x64 causal 341 -> 363; d256 level.
 //
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; regs entry/producer/consumer as rung 7; the short
 // causal head_dim-64 128 x 128 tile: 4 stages, 162 KiB, no spills, 168 registers): no spills at
