@@ -76,7 +76,12 @@
 // Sessions 10-11, changes to the bf16 rungs' shared code measured here too and not taken: 4-chain
 // row reductions (-6 to -9 %), the uniform warpgroup index (-6 %: the consumer's constructor) and
 // the one-bound-per-row mask (-8 %, session 11 call 4): 4x16x8192x128, three rounds each. This
-// kernel's time moves with its instruction schedule more than its instruction count.
+// kernel's time moves with its instruction schedule more than its instruction count. Session 11
+// call 13: rung 7's P·V wait inside the softmax (O rescale, unconditional, and P packing after
+// it, between the exponentials; overlap_schedule.cuh), 4x16x8192x128 and 1x16x16384x128, causal
+// and not, three rounds: the wait before the exponentials +2 / +2 / -1 / +5 % (per MHz -4 to
+// +6 %), after 64 of 128 columns -3 to +4 %, after all -4 to -9 %: not taken (within the rounds'
+// spread). FP8 / best bf16 rung in that call: 1.17-1.25x (769 / 632, causal 750 / 601 TFLOP/s).
 // ptxas at the bottom, by the instance table.
 
 #include <cuda.h>
