@@ -88,7 +88,6 @@ struct OverlapSchedule {
             c.release_k(next_stage);  // K(t+1): its producer may refill the slot during this softmax
             // softmax(t+1) with the P(t)·V(t) wait at its midpoint (the header comment), then O
             // scaled by α(t+1) and P(t+1) packed: one basic block from the midpoint's spin-wait.
-            const int v_stage = stage;
             wgmma::softmax_tile<Tr>(s, row_max, row_sum, rescale, c.p, c.blk, t + 1, c, [&] {
                 ptx::mbarrier_wait_parity(c.sm.bar_v0 + 8 * next_stage, next_phase);  // V(t+1)
                 hopper::warpgroup_fence_operand(o);
@@ -96,7 +95,7 @@ struct OverlapSchedule {
                 hopper::wgmma_wait_group<0>();
                 hopper::warpgroup_fence_operand(o);
                 hopper::warpgroup_fence_operand(pa);
-                c.release_v(v_stage);  // V(t), read by batch t+1
+                c.release_v(stage);  // V(t), read by batch t+1
             });
             wgmma::rescale_o<Tr>(o, rescale);
             wgmma::pack_p<Tr>(pa, s);

@@ -203,7 +203,7 @@ __device__ __forceinline__ void online_softmax_tile(float (&s)[kAccS], float (&r
             row_sum[e >> 1] += pv;
         }
     }
-    if (kMidpointColumn == kBlockN) midpoint();
+    if constexpr (kMidpointColumn == kBlockN) midpoint();
 }
 
 // Mask, online-softmax update and exponentiation of one S tile, in place (s becomes P in fp32).

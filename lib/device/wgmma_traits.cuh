@@ -148,8 +148,6 @@ struct TileTraits : Config {
     static_assert(kBlockM <= 256 && kBlockN <= 256, "a TMA box spans at most 256 rows");
     static_assert(kConsumerWarpgroups >= 1 && kNThreads <= 1024, "1..8 consumer warpgroups");
     static_assert(kStages >= 2, "a ring of one slot would serialize copy and compute");
-    static_assert(kPvWaitColumn % 8 == 0 && kPvWaitColumn >= 0 && kPvWaitColumn <= kBlockN,
-                  "the P·V wait sits between 8-column groups of the softmax's exponentials");
     static_assert(kOffK % 1024 == 0 && kKVBytes % 1024 == 0 && kQChunkBytes % 1024 == 0 &&
                       kKVChunkBytes % 1024 == 0,
                   "TMA destinations / wgmma operands start on 1024-byte swizzle-pattern boundaries");
