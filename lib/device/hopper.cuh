@@ -260,6 +260,16 @@ __device__ __forceinline__ uint64_t make_smem_desc_sw128(uint32_t smem_addr, uin
            (static_cast<uint64_t>((sbo_bytes & 0x3FFFF) >> 4) << 32) | (1ull << 62);
 }
 
+// The same descriptor for a 64-byte swizzled K-major operand (layout type 2): rows of 64 bytes, 8
+// of them (512 bytes, 512-aligned) one swizzle atom in which chunk c of row r sits at c ^ ((r / 2) %
+// 4): address bits [4,6) ^ [7,9). SBO = 512 between 8-row groups; a k-step inside the row is +32
+// bytes of start address, as for 128-byte rows. Rung 8's Vᵀ at head_dim 256 (64 keys a row).
+__device__ __forceinline__ uint64_t make_smem_desc_sw64(uint32_t smem_addr, uint32_t lbo_bytes, uint32_t sbo_bytes) {
+    return static_cast<uint64_t>((smem_addr & 0x3FFFF) >> 4) |
+           (static_cast<uint64_t>((lbo_bytes & 0x3FFFF) >> 4) << 16) |
+           (static_cast<uint64_t>((sbo_bytes & 0x3FFFF) >> 4) << 32) | (2ull << 62);
+}
+
 // wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}: N is the template argument of WgmmaM64
 // (specialized for 64, 80, 128 and 256; another N is one more specialization with its operand lists).
 //   ss<T>(d, desc_a, desc_b, scale_d):     A and B from shared memory (both K-major here:
@@ -483,6 +493,33 @@ struct WgmmaM64E4M3<128> {
                      "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 " FA_WGMMA_D_REGS_N128
                      ", {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
                      : FA_WGMMA_D_OPERANDS_N128
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));
+#endif
+    }
+};
+
+// Head_dim 256 (WgmmaFp8D256): S = Q·Kᵀ over 64 keys, O += P·Vᵀ with N = head_dim = 256.
+template <>
+struct WgmmaM64E4M3<64> {
+    static __device__ __forceinline__ void ss(float (&d)[32], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
+#if FA_HOPPER_ENABLED
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 " FA_WGMMA_D_REGS_N64
+                     ", %32, %33, p, 1, 1;\n}\n"
+                     : FA_WGMMA_D_OPERANDS_N64
+                     : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+#endif
+    }
+};
+
+template <>
+struct WgmmaM64E4M3<256> {
+    static __device__ __forceinline__ void rs(float (&d)[128], const uint32_t (&a)[4], uint64_t desc_b, uint32_t scale_d) {
+#if FA_HOPPER_ENABLED
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3 " FA_WGMMA_D_REGS_N256
+                     ", {%128, %129, %130, %131}, %132, p, 1, 1;\n}\n"
+                     : FA_WGMMA_D_OPERANDS_N256
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));
 #endif
     }

@@ -1,7 +1,7 @@
 // Rung 8 — `wgmma_fp8`: rung 07 (`wgmma_overlap`: producer warpgroup, setmaxnreg, consumer
 // ping-pong, softmax(t+1) under P(t)·V(t)) with Q, K, V in FP8 e4m3 and both GEMMs on the 8-bit
 // tensor-core path, wgmma.mma_async.m64nNk32.f32.e4m3.e4m3: FP32 accumulation, O written in bf16
-// (--dtype Float8E4M3FN; README: FP8). Head_dim 128 only.
+// (--dtype Float8E4M3FN; README: FP8). Head_dim 128 (tile 128x128) and 256 (128x64, since session 12).
 //
 // What changed from rung 07, and why:
 //   - Operands. Dense H100 FP8 wgmma runs at twice the bf16 rate (1979 vs 989 TFLOP/s dense,
@@ -36,7 +36,7 @@
 //     down to 2^-14 of the row max (unscaled, everything below 2^-6 would be subnormal), and the
 //     scale is an exponent offset (no multiply) that cancels in O / l because l sums the same
 //     scaled P (FA3 uses the same max offset of 8).
-//   - Not here: split-KV, packed GQA and the LSE (caps: plain); head_dim 64 and 256.
+//   - Not here: split-KV, packed GQA and the LSE (caps: plain); head_dim 64.
 //
 // Prediction (H100 SXM, 4x16x8192, d=128): FA3 reports ~1.2 PFLOP/s FP8 forward (paper, Fig. 7;
 // 1.7-1.9x its bf16). Rung 7 measures 670 TFLOP/s here; 1.5x of it (the issue's bar) is ~1000.
@@ -82,6 +82,19 @@
 // and not, three rounds: the wait before the exponentials +2 / +2 / -1 / +5 % (per MHz -4 to
 // +6 %), after 64 of 128 columns -3 to +4 %, after all -4 to -9 %: not taken (within the rounds'
 // spread). FP8 / best bf16 rung in that call: 1.17-1.25x (769 / 632, causal 750 / 601 TFLOP/s).
+// Session 12: the kernel is a template of its tile (Fp8Traits<Config>) and head_dim 256 has an
+// instance, WgmmaFp8D256: 64 keys a tile, because shared memory allows no more (its comment), so a
+// Vᵀ row is 64 key bytes, 64-byte swizzled (hopper::make_smem_desc_sw64), the producer's two
+// transpose units per warp are one key group in each of V's two 128-column blocks, S = Q·Kᵀ is
+// m64n64k32 over two 128-byte column blocks of Q and K, O += P·Vᵀ one m64n256k32 per 32 keys,
+// and O's bf16 staging (64 KB) spills from the raw V slots (48 KB) into Q's first chunk. The d128
+// instance's consumer SASS is unchanged by the templating (the producer's one-time lane setup
+// lost a signed modulo). Call 1 (results/nvidia-h100-80gb-hbm3/session12/call1/, H100 SXM, two
+// rounds of 5 + 30 launches, TFLOP/s medians; non-causal FP8 rows at the 700 W cap, 1,600-1,700
+// MHz): 1x16x16384x256 893 / 881 non-causal, 928 / 921 causal against the best bf16 rung's 751 /
+// 751 and 746 / 740 (1.19x / 1.24x); 2x16x8192x256 836 / 818 and 849 / 849 against 753 / 742 and
+// 738 / 709 (1.10x / 1.15x); d128 in the same call 1.14-1.22x. GPU tests (168,029 assertions, the
+// matrix with FP8 d256) and memcheck, racecheck, synccheck at d128 and d256 clean in that call.
 // ptxas at the bottom, by the instance table.
 
 #include <cuda.h>
@@ -125,6 +138,26 @@ struct WgmmaFp8D128 {
     static constexpr int kConsumerRegs = 216;
 };
 
+struct WgmmaFp8D256 {
+    using T = __nv_fp8_e4m3;
+    static constexpr int kHeadDim = 256;
+    // 2 x 64 query rows: O 128 + S 32 + P 8 registers per consumer thread (at 128 keys S would be
+    // 64 and P 16: 208 live before a single address).
+    static constexpr int kConsumerWarpgroups = 2;
+    // 64 keys: shared memory decides. A 128-key ring slot of K, Vᵀ or raw V is 32 KB at d = 256, and
+    // the producer's lookahead rule needs kStages >= 3 with kLookahead + 1 raw slots: 32 (Q) + 3·32
+    // + 3·32 + 2·32 = 288 KB > 227. At 64 keys every slot is 16 KB: 32 + 64 + 64 + 48 = 208 KB with
+    // rung 8's d128 ring (4 stages, lookahead 2). A Vᵀ row is then 64 key bytes, 64-byte swizzled.
+    // The tensor-core work per tile is d128's (2·128·64·256·2 = 8.4 MFLOP), the softmax half of it.
+    static constexpr int kBlockN = 64;
+    static constexpr int kStages = 4;
+    static constexpr int kLookahead = 2;
+    // The producer's transpose moves the same 16 KB a tile as at d128 (two 16-key x 128-column
+    // units per warp): its 72 registers hold. The consumers' live set is O 128 + S 32 + P 8.
+    static constexpr int kProducerRegs = 72;
+    static constexpr int kConsumerRegs = 216;
+};
+
 template <class Config>
 struct Fp8Traits : Config {
     using typename Config::T;
@@ -150,13 +183,28 @@ struct Fp8Traits : Config {
     static constexpr int kKVChunkBytes = kBlockN * 128;
     static constexpr int kQBytes = kChunks * kQChunkBytes;     // 16 KB
     static constexpr int kKBytes = kChunks * kKVChunkBytes;    // one K slot, and one raw V slot: 16 KB
-    static constexpr int kVtBytes = kHeadDim * kBlockN;        // one Vᵀ slot: head_dim rows of 128 keys
+    static constexpr int kVtRowBytes = kBlockN;                // one Vᵀ row: kBlockN key bytes
+    static constexpr int kVtBytes = kHeadDim * kVtRowBytes;    // one Vᵀ slot: head_dim rows
+    static constexpr int kVtSbo = 8 * kVtRowBytes;             // 8-row groups: one swizzle atom
     static constexpr int kRawSlots = kLookahead + 1;           // raw V tiles in flight + the one transposed
     // O (bf16): 64 columns per 128-byte row, staged for the TMA store in the raw V slots, dead by
-    // then (the last transpose finished before the last v_full completed).
+    // then (the last transpose finished before the last v_full completed); what does not fit there
+    // (d256: 64 KB of O, 48 KB of raw slots) goes to Q's first chunks, whose rows of each warpgroup
+    // only that warpgroup reads, and it has waited for its last S = Q·Kᵀ.
     static constexpr int kOutCols = 64;
     static constexpr int kOutChunks = kHeadDim / kOutCols;
     static constexpr int kOutChunkBytes = kBlockM * 128;
+    static constexpr int kOutChunksInRaw = (kRawSlots * kKBytes) / kOutChunkBytes;
+
+    // The producer's transpose (transpose_v): units of 16 keys x 128 head_dim columns, two per
+    // producer warp. Unit gi of warp w is key group w + 4·gi when a tile has 8 groups (d128, 128
+    // keys) and group w of column block gi when it has 4 (d256, 64 keys). Unit 1's raw V rows are
+    // kRawUnitStride bytes after unit 0's, and its Vᵀ chunks are unit 0's addresses XOR
+    // kVtUnitXor: group + 4 flips bit 2 of the 128-byte row's chunk (bit 6 of the address); column
+    // block 1 is 128 Vᵀ rows further, 128·64 = 8192 bytes, above every unit-0 offset.
+    static constexpr int kKeyGroups = kBlockN / 16;
+    static constexpr int kRawUnitStride = kKeyGroups == 8 ? 4 * 16 * 128 : kKVChunkBytes;
+    static constexpr uint32_t kVtUnitXor = kKeyGroups == 8 ? 64u : 128u * kVtRowBytes;
 
     static constexpr int kAccS = kBlockN / 2;        // fp32 of S per thread
     static constexpr int kAccO = kHeadDim / 2;       // fp32 of O per thread
@@ -184,11 +232,14 @@ struct Fp8Traits : Config {
     static constexpr int kEntryRegs = (65536 / kLaunchThreads) / 8 * 8;
 
     static_assert(sizeof(T) == 1, "e4m3 operands");
-    static_assert(kHeadDim == 128, "O += P·V uses wgmma N = head_dim; hopper.cuh's e4m3 wgmma has N = 128");
-    static_assert(kBlockN == 128, "a Vᵀ row is one 128-byte swizzle row of keys; S uses the N = 128 wgmma");
+    static_assert(kHeadDim == 128 || kHeadDim == 256, "O += P·V uses wgmma N = head_dim: hopper.cuh has e4m3 N = 128, 256");
+    static_assert((kHeadDim == 128 && kBlockN == 128) || (kHeadDim == 256 && kBlockN == 64),
+                  "a Vᵀ row is one 128- or 64-byte swizzle row of keys; transpose_v's units (2 per warp) "
+                  "are laid out for these two tiles");
+    static_assert(kKeyGroups * kChunks == 2 * kProducerWarps, "two 16-key x 128-column units per producer warp");
+    static_assert(kOutChunks <= kOutChunksInRaw + kChunks, "O's staging fits the raw V slots and Q");
     static_assert(kOffK % 1024 == 0 && kKBytes % 1024 == 0 && kVtBytes % 1024 == 0 && kQChunkBytes % 1024 == 0,
                   "TMA destinations and wgmma operands start on 1024-byte swizzle-pattern boundaries");
-    static_assert(kOutChunks * kOutChunkBytes <= kRawSlots * kKBytes, "O's staging fits the raw V slots");
     // The producer waits, before loading tile t + kLookahead, for the release of tile
     // t + kLookahead - kStages, which the overlapped consumers give only once V of the tile after
     // it is transposed; it has transposed tiles < t. So t + kLookahead - kStages + 1 < t.
@@ -201,9 +252,8 @@ struct Fp8Traits : Config {
     static_assert((2 * kBlockM) % kNThreads == 0, "fa-bench tile rule (registry.cpp)");
 };
 
-using Tr = Fp8Traits<WgmmaFp8D128>;
-
 // One CTA's shared memory: addresses of the operands and barriers.
+template <class Tr>
 struct Fp8Smem {
     uint32_t base, q, k, vt, raw, bar_q, bar_k0, bar_v0, bar_raw0, empty0;
 
@@ -236,7 +286,8 @@ struct Fp8Smem {
 
 // ---- The producer warpgroup ----
 
-__device__ __forceinline__ void load_q(const Fp8Smem& sm, const CUtensorMap* tm_q, const BlockCoords& blk,
+template <class Tr>
+__device__ __forceinline__ void load_q(const Fp8Smem<Tr>& sm, const CUtensorMap* tm_q, const BlockCoords& blk,
                                        const FwdParams& p) {
     hopper::mbarrier_arrive_expect_tx(sm.bar_q, Tr::kQBytes);
 #pragma unroll
@@ -246,7 +297,8 @@ __device__ __forceinline__ void load_q(const Fp8Smem& sm, const CUtensorMap* tm_
 }
 
 // Key tile t: K into ring slot t % kStages (k_full), raw V into staging slot t % kRawSlots (raw_full).
-__device__ __forceinline__ void load_kv(const Fp8Smem& sm, int t, const CUtensorMap* tm_k, const CUtensorMap* tm_v,
+template <class Tr>
+__device__ __forceinline__ void load_kv(const Fp8Smem<Tr>& sm, int t, const CUtensorMap* tm_k, const CUtensorMap* tm_v,
                                         const BlockCoords& blk) {
     const int s = t % Tr::kStages, r = t % Tr::kRawSlots;
     const int row = (blk.key_tile_begin + t) * Tr::kBlockN;
@@ -268,9 +320,10 @@ __device__ __forceinline__ void load_kv(const Fp8Smem& sm, int t, const CUtensor
 // mod 8, and a Vᵀ chunk's swizzle is an XOR of the 1024-aligned slot address with the group. Written
 // as key % 8 of a runtime group, ptxas emitted a signed modulo per load: 196 SASS instructions per
 // group, 128 of them address arithmetic around 16 LDS, 48 PRMT and 4 STS.128.
+template <class Tr>
 struct TransposeLane {
-    uint32_t ld[8];  // raw V: row k of the warp's first group (k < 8), swizzled, + this lane's 4 bytes
-    uint32_t st[4];  // Vᵀ: store i's column row, swizzled for the warp's first group
+    uint32_t ld[8];  // raw V: row k of the warp's first unit (k < 8), swizzled, + this lane's 4 bytes
+    uint32_t st[4];  // Vᵀ: store i's column row, swizzled for the warp's first unit
     uint32_t sel_p, sel_q;  // byte picks: columns (rot, rot+1) and (rot+2, rot+3) of two key words
 
     __device__ __forceinline__ TransposeLane(int warp, int lane) {
@@ -280,8 +333,12 @@ struct TransposeLane {
             ld[k] = static_cast<uint32_t>(16 * warp * 128 + k * 128 + ((unit ^ k) << 4) + byte);
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
+            // Row d of Vᵀ at d·R bytes (R = kVtRowBytes, 128 or 64); its 16-byte chunk c sits at
+            // c ^ (address bits [7, 10) for 128-byte swizzling, [7, 9) for 64-byte). Lanes 0-7 of a
+            // store phase cover 8 different d mod 8: 8 different chunk slots of 16 bytes either way.
+            constexpr int kRow = Tr::kVtRowBytes;
             const int d = 4 * lane + ((i + rot) & 3);
-            st[i] = static_cast<uint32_t>(d * 128 + ((warp ^ (d % 8)) << 4));
+            st[i] = static_cast<uint32_t>(d * kRow + ((warp ^ (((d * kRow) >> 7) & (kRow / 16 - 1))) << 4));
         }
         uint32_t pick[4];
 #pragma unroll
@@ -294,17 +351,17 @@ struct TransposeLane {
     }
 };
 
-__device__ __forceinline__ void transpose_v(uint32_t raw, uint32_t vt, const TransposeLane& tl) {
-    static_assert(Tr::kChunks == 1 && Tr::kBlockN / 16 == 2 * Tr::kProducerWarps,
-                  "one 128-column block of V, two 16-key groups per producer warp");
+template <class Tr>
+__device__ __forceinline__ void transpose_v(uint32_t raw, uint32_t vt, const TransposeLane<Tr>& tl) {
     uint32_t ld[8];
 #pragma unroll
     for (int k = 0; k < 8; ++k) ld[k] = raw + tl.ld[k];
 #pragma unroll
-    for (int gi = 0; gi < 2; ++gi) {  // group warp + 4·gi: 8192 bytes further in raw V
+    for (int gi = 0; gi < 2; ++gi) {  // the warp's unit gi (Fp8Traits: kRawUnitStride, kVtUnitXor)
         uint32_t rows[16];
 #pragma unroll
-        for (int i = 0; i < 16; ++i) rows[i] = ptx::ld_shared_b32(ld[i % 8] + gi * 8192 + (i / 8) * 1024);
+        for (int i = 0; i < 16; ++i)
+            rows[i] = ptx::ld_shared_b32(ld[i % 8] + gi * Tr::kRawUnitStride + (i / 8) * 1024);
         // Per word t of the chunk, keys 2t, 2t+1, 8+2t, 9+2t of the group (σ): a 4x4 byte transpose
         // of those 4 words into the 4 columns' words, 8 permutes (3 per column word before: 12).
         uint32_t w[4][4];
@@ -319,10 +376,9 @@ __device__ __forceinline__ void transpose_v(uint32_t raw, uint32_t vt, const Tra
             w[2][t] = __byte_perm(q_ab, q_cd, 0x5410);
             w[3][t] = __byte_perm(q_ab, q_cd, 0x7632);
         }
-        // Group warp + 4: swizzle chunk (g ^ d%8) flips bit 2 of g, i.e. bit 6 of the address.
 #pragma unroll
         for (int i = 0; i < 4; ++i)
-            ptx::st_shared_v4_b32(vt + (tl.st[i] ^ (gi * 64u)), make_uint4(w[i][0], w[i][1], w[i][2], w[i][3]));
+            ptx::st_shared_v4_b32(vt + (tl.st[i] ^ (gi * Tr::kVtUnitXor)), make_uint4(w[i][0], w[i][1], w[i][2], w[i][3]));
     }
 }
 
@@ -335,14 +391,15 @@ __device__ __forceinline__ void transpose_v(uint32_t raw, uint32_t vt, const Tra
 //     Vᵀ slot t % kStages, whose release it must itself have observed.
 //   - fence.proxy.async before the arrival: the Vᵀ bytes were written by st.shared (generic
 //     proxy) and are read by wgmma (async proxy).
-__device__ __forceinline__ void produce(const Fp8Smem& sm, const CUtensorMap* tm_q, const CUtensorMap* tm_k,
+template <class Tr>
+__device__ __forceinline__ void produce(const Fp8Smem<Tr>& sm, const CUtensorMap* tm_q, const CUtensorMap* tm_k,
                                         const CUtensorMap* tm_v, const BlockCoords& blk, int n_tiles,
                                         const FwdParams& p, int ptid) {
     const int lane = ptid % 32;
-    const TransposeLane tl(ptid / 32, lane);
+    const TransposeLane<Tr> tl(ptid / 32, lane);
     const bool issuer = ptid == 0;
     if (issuer) {
-        load_q(sm, tm_q, blk, p);
+        load_q<Tr>(sm, tm_q, blk, p);
         for (int t = 0; t < Tr::kLookahead && t < n_tiles; ++t) load_kv(sm, t, tm_k, tm_v, blk);
     }
 #pragma unroll 1
@@ -368,13 +425,14 @@ __device__ __forceinline__ void produce(const Fp8Smem& sm, const CUtensorMap* tm
 // Fragment convention (hopper.cuh): thread (warp w of its warpgroup, lane l) holds rows
 // r0 = 16w + l/4 and r0 + 8, accumulator element 4j + 2h + e at row r0 + 8h, column 8j + 2(l%4) + e.
 
+template <class Tr>
 struct Fp8Consumer {
     int wg, lane, r0, c0;
     uint32_t my_turn, next_turn;
     bool last_wg;
     uint64_t desc_q, desc_k, desc_vt;
 
-    __device__ __forceinline__ Fp8Consumer(const Fp8Smem& sm, int ctid)
+    __device__ __forceinline__ Fp8Consumer(const Fp8Smem<Tr>& sm, int ctid)
         // ctid / 128, not hopper::warp_uniform(ctid / 128) as rungs 5-7 and 9: the broadcast took the
         // main loop's 8 R2UR out here too but measured -6 % (4x16x8192x128, 758-791 -> 718-730
         // TFLOP/s, three rounds, session 11 call 1), where the bf16 rungs gained 1-4 %.
@@ -388,14 +446,16 @@ struct Fp8Consumer {
           // K-major operands (hopper.cuh's descriptor notes): SBO 1024 between 8-row groups.
           desc_q(hopper::make_smem_desc_sw128(sm.q + wg * Tr::kWarpgroupRows * 128, 16, 1024)),
           desc_k(hopper::make_smem_desc_sw128(sm.k, 16, 1024)),
-          desc_vt(hopper::make_smem_desc_sw128(sm.vt, 16, 1024)) {}
+          desc_vt(Tr::kVtRowBytes == 128 ? hopper::make_smem_desc_sw128(sm.vt, 16, Tr::kVtSbo)
+                                         : hopper::make_smem_desc_sw64(sm.vt, 16, Tr::kVtSbo)) {}
 
     __device__ __forceinline__ void wait_turn() const { hopper::named_barrier_sync(my_turn, 256); }
     __device__ __forceinline__ void pass_turn() const { hopper::named_barrier_arrive(next_turn, 256); }
 };
 
 // S = Q·K(slot)ᵀ: kKStepsQK k32 steps, 32 bytes each inside the 128-byte rows.
-__device__ __forceinline__ void issue_qk(float (&s)[Tr::kAccS], const Fp8Consumer& c, int slot) {
+template <class Tr>
+__device__ __forceinline__ void issue_qk(float (&s)[Tr::kAccS], const Fp8Consumer<Tr>& c, int slot) {
 #pragma unroll
     for (int kk = 0; kk < Tr::kKStepsQK; ++kk) {
         const uint32_t off_q = (kk / 4) * Tr::kQChunkBytes + (kk % 4) * 32;
@@ -405,8 +465,9 @@ __device__ __forceinline__ void issue_qk(float (&s)[Tr::kAccS], const Fp8Consume
 }
 
 // O += P·Vᵀ(slot)ᵀ: P from registers (pa[4kk..4kk+3] = k-step kk), Vᵀ K-major, 32 key bytes per step.
+template <class Tr>
 __device__ __forceinline__ void issue_pv(float (&o)[Tr::kAccO], const uint32_t (&pa)[Tr::kPRegs],
-                                         const Fp8Consumer& c, int slot) {
+                                         const Fp8Consumer<Tr>& c, int slot) {
 #pragma unroll
     for (int kk = 0; kk < Tr::kKStepsPV; ++kk) {
         const uint32_t off_v = slot * Tr::kVtBytes + kk * 32;
@@ -418,9 +479,10 @@ __device__ __forceinline__ void issue_pv(float (&o)[Tr::kAccO], const uint32_t (
 // Mask and online softmax of one S tile in place (s becomes 2^8·P in fp32): rung 7's steps
 // (wgmma_steps.cuh) with S's scale q_descale·k_descale·softmax_scale·log2(e) and P shifted up by
 // 2^kPScaleLog2, so p = 2^(s' - (m - 8)) is at most 256.
+template <class Tr>
 __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_max)[2], float (&row_sum)[2],
                                              float (&rescale)[2], const FwdParams& p, const BlockCoords& blk, int t,
-                                             const Fp8Consumer& c, const int (&pos)[3]) {
+                                             const Fp8Consumer<Tr>& c, const int (&pos)[3]) {
     constexpr int kBlockN = Tr::kBlockN;
     const int n_start = (blk.key_tile_begin + t) * kBlockN;
     if (tile_needs_mask(pos[0], n_start, kBlockN, p.seqlen_k, p.causal))
@@ -433,6 +495,7 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_
 // kk covers accumulator groups j = 4kk..4kk+3, s[16kk + 4i + 2h + e] = (row r0 + 8h, column
 // 8i + 2t + e); register 0 = row r0, positions 4t..4t+3 <- i = 0, 1; register 1 the same for row
 // r0 + 8; registers 2 and 3 = positions 16 + 4t.. <- i = 2, 3.
+template <class Tr>
 __device__ __forceinline__ void pack_p(uint32_t (&pa)[Tr::kPRegs], const float (&s)[Tr::kAccS]) {
 #pragma unroll
     for (int kk = 0; kk < Tr::kKStepsPV; ++kk) {
@@ -444,6 +507,7 @@ __device__ __forceinline__ void pack_p(uint32_t (&pa)[Tr::kPRegs], const float (
     }
 }
 
+template <class Tr>
 __device__ __forceinline__ void rescale_o(float (&o)[Tr::kAccO], const float (&rescale)[2]) {
     // A factor is ex2(m_old - m_new) = exactly 1 where the row max did not rise; once most rows have
     // seen their max, whole warps skip the 64 FMULs on the path to their next wgmma (bit-identical).
@@ -452,7 +516,8 @@ __device__ __forceinline__ void rescale_o(float (&o)[Tr::kAccO], const float (&r
 }
 
 // Tile t's slot released by this warp (its wgmmas reading K(t) and Vᵀ(t) waited).
-__device__ __forceinline__ void release(const Fp8Smem& sm, const Fp8Consumer& c, int slot) {
+template <class Tr>
+__device__ __forceinline__ void release(const Fp8Smem<Tr>& sm, const Fp8Consumer<Tr>& c, int slot) {
     __syncwarp();
     if (c.lane == 0) ptx::mbarrier_arrive(sm.empty0 + 8 * slot);
 }
@@ -460,8 +525,15 @@ __device__ __forceinline__ void release(const Fp8Smem& sm, const Fp8Consumer& c,
 // O · v_descale / l in bf16 into the staging rows of this warpgroup (the raw V slots, 128-byte
 // swizzled in 64-column blocks as the bf16 O map's boxes), then its first thread TMA-stores them
 // (rows past seqlen_q are clipped by the copy engine), as rung 7's store_o_tile.
-__device__ __forceinline__ void store_o(const float (&o)[Tr::kAccO], float (&row_sum)[2], const Fp8Consumer& c,
-                                        const Fp8Smem& sm, const CUtensorMap* tm_o, const FwdParams& p) {
+template <class Tr>
+__device__ __forceinline__ uint32_t out_chunk(const Fp8Smem<Tr>& sm, int ch) {
+    return ch < Tr::kOutChunksInRaw ? sm.raw + ch * Tr::kOutChunkBytes
+                                    : sm.q + (ch - Tr::kOutChunksInRaw) * Tr::kQChunkBytes;
+}
+
+template <class Tr>
+__device__ __forceinline__ void store_o(const float (&o)[Tr::kAccO], float (&row_sum)[2], const Fp8Consumer<Tr>& c,
+                                        const Fp8Smem<Tr>& sm, const CUtensorMap* tm_o, const FwdParams& p) {
     const BlockCoords blk(p, Tr::kBlockM, Tr::kBlockN, true);
     const int rows = p.seqlen_q * rows_per_position(p);
     const bool leader = threadIdx.x % 128 == 0;  // the warpgroup's first thread (consumers start at 128)
@@ -477,8 +549,7 @@ __device__ __forceinline__ void store_o(const float (&o)[Tr::kAccO], float (&row
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int r = c.r0 + 8 * h;
-            const uint32_t addr =
-                sm.raw + (j / 8) * Tr::kOutChunkBytes + r * 128 + (((j % 8) ^ (r % 8)) << 4) + c.c0 * 2;
+            const uint32_t addr = out_chunk(sm, j / 8) + r * 128 + (((j % 8) ^ (r % 8)) << 4) + c.c0 * 2;
             ptx::st_shared_b32(addr, ptx::pack2<__nv_bfloat16>(o[4 * j + 2 * h] * inv[h], o[4 * j + 2 * h + 1] * inv[h]));
         }
     hopper::fence_proxy_async_shared_cta();
@@ -487,7 +558,7 @@ __device__ __forceinline__ void store_o(const float (&o)[Tr::kAccO], float (&row
         const int first_pos = (blk.m_start + c.wg * 64) / rows_per_position(p);
 #pragma unroll
         for (int ch = 0; ch < Tr::kOutChunks; ++ch)
-            hopper::tma_store_5d(tm_o, sm.raw + ch * Tr::kOutChunkBytes + c.wg * 64 * 128, ch * Tr::kOutCols, 0,
+            hopper::tma_store_5d(tm_o, out_chunk(sm, ch) + c.wg * 64 * 128, ch * Tr::kOutCols, 0,
                                  first_pos, blk.q_slot, blk.batch);
         hopper::bulk_commit_group();
         hopper::bulk_wait_group_read<0>();  // shared memory outlives the store's reads
@@ -498,9 +569,10 @@ __device__ __forceinline__ void store_o(const float (&o)[Tr::kAccO], float (&row
 // they do, and the deadlock argument, which holds here with the producer's rule in Fp8Traits):
 //   batch 0 = S(0); batch t+1 = S(t+1) then O += P(t)·V(t) (two commit groups); softmax(t+1) runs
 //   between wait_group 1 and wait_group 0; batch n = P(n-1)·V(n-1).
-__device__ __forceinline__ void consume(const Fp8Smem& sm, const FwdParams& p, const BlockCoords& blk, int n_tiles,
+template <class Tr>
+__device__ __forceinline__ void consume(const Fp8Smem<Tr>& sm, const FwdParams& p, const BlockCoords& blk, int n_tiles,
                                         const CUtensorMap* tm_o, int ctid) {
-    const Fp8Consumer c(sm, ctid);
+    const Fp8Consumer<Tr> c(sm, ctid);
     // Query positions of the row block and of this thread's two rows, once: each is an integer
     // division by heads_per_kv (~25 SASS instructions) that ptxas otherwise redid every tile.
     const int g = rows_per_position(p);
@@ -535,8 +607,8 @@ __device__ __forceinline__ void consume(const Fp8Smem& sm, const FwdParams& p, c
         uint32_t next_phase = 0;
 #pragma unroll 1
         for (int t = 0; t + 1 < n_tiles; ++t) {
-            rescale_o(o, rescale);
-            pack_p(pa, s);
+            rescale_o<Tr>(o, rescale);
+            pack_p<Tr>(pa, s);
             hopper::warpgroup_fence_operand(o);
             hopper::warpgroup_fence_operand(pa);
             ptx::mbarrier_wait_parity(sm.bar_k0 + 8 * next_stage, next_phase);  // K(t+1)
@@ -572,8 +644,8 @@ __device__ __forceinline__ void consume(const Fp8Smem& sm, const FwdParams& p, c
             next_phase = nn_phase;
         }
         // Batch n: O = α·O + P(n-1)·V(n-1); the last warpgroup retires the token.
-        rescale_o(o, rescale);
-        pack_p(pa, s);
+        rescale_o<Tr>(o, rescale);
+        pack_p<Tr>(pa, s);
         hopper::warpgroup_fence_operand(o);
         hopper::warpgroup_fence_operand(pa);
         c.wait_turn();
@@ -594,13 +666,14 @@ __device__ __forceinline__ void consume(const Fp8Smem& sm, const FwdParams& p, c
 
 // Grid as every fused rung (BlockCoords). Warpgroup 0 = producer (all 128 threads: TMA from thread
 // 0, the V transpose from all), warpgroups 1..2 = consumers.
+template <class Tr>
 __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
     wgmma_fp8_fwd_kernel(const FwdParams p, const __grid_constant__ CUtensorMap tm_q,
                          const __grid_constant__ CUtensorMap tm_k, const __grid_constant__ CUtensorMap tm_v,
                          const __grid_constant__ CUtensorMap tm_o) {
 #if FA_HOPPER_ENABLED
     extern __shared__ unsigned char smem_raw[];
-    const Fp8Smem sm(smem_raw);
+    const Fp8Smem<Tr> sm(smem_raw);
     const BlockCoords blk(p, Tr::kBlockM, Tr::kBlockN);
     const int n_tiles = blk.key_tiles();
     const int tid = threadIdx.x;
@@ -616,20 +689,28 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
 #endif  // FA_HOPPER_ENABLED
 }
 
+template <class Tr>
 cudaError_t launch_wgmma_fp8(const FwdParams& p, cudaStream_t stream) {
     if (p.num_splits > 1 || p.pack_gqa) return cudaErrorInvalidValue;  // caps: plain
-    return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_fp8_fwd_kernel, p, stream);
+    return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tr>, p, stream);
+}
+
+template <class Tr>
+KernelInstance fp8_instance() {
+    return instance_of<Tr>(reinterpret_cast<const void*>(&wgmma_fp8_fwd_kernel<Tr>), &launch_wgmma_fp8<Tr>);
 }
 
 }  // namespace
 
-// The one instance (ptxas, CUDA 13.0.88, -O3, sm_90a; 0-byte stack frame, no spills):
+// The instances (ptxas, CUDA 13.0.88, -O3, sm_90a; 0-byte stack frame, no spills):
 //   dtype  D    M x N x threads (+128 launched)  stages  smem (B)   regs (entry/producer/consumer)
 //   e4m3   128  128 x 128 x 256                  4 (+3)  197,760    168 / 72 / 216
+//   e4m3   256  128 x 64 x 256                   4 (+3)  214,144    168 / 72 / 216
 // (+3: raw V staging slots). At producer 56 / consumer 224 ptxas spilled 36 B, at 64 / 216 8 B.
 const std::vector<KernelInstance>& wgmma_fp8_instances() {
     static const std::vector<KernelInstance> instances = {
-        instance_of<Tr>(reinterpret_cast<const void*>(&wgmma_fp8_fwd_kernel), &launch_wgmma_fp8),
+        fp8_instance<Fp8Traits<WgmmaFp8D128>>(),
+        fp8_instance<Fp8Traits<WgmmaFp8D256>>(),
     };
     return instances;
 }
