@@ -95,6 +95,16 @@
 // 751 and 746 / 740 (1.19x / 1.24x); 2x16x8192x256 836 / 818 and 849 / 849 against 753 / 742 and
 // 738 / 709 (1.10x / 1.15x); d128 in the same call 1.14-1.22x. GPU tests (168,029 assertions, the
 // matrix with FP8 d256) and memcheck, racecheck, synccheck at d128 and d256 clean in that call.
+// Where the d128 kernel's time goes (call 2, ncu at the base clock, 4x16x8192x128): 4.78 M cycles
+// against rung 7's 5.31 M in bf16 (-10 % for half the tensor-core time), tensor pipe 43 %, MUFU
+// 45 %, issue 48 %; 2,405 cycles per 128x128 CTA tile, where the tensor pipe needs 1,024 and
+// MUFU.EX2 1,024: the two overlap poorly because each warpgroup's softmax runs one warp per
+// scheduler and is latency-bound (the hot lines are the row max's FMNMX after its shuffles, and
+// the S wait). Tried (call 3, three rounds): three consumer warpgroups on a 192x64 tile (a third
+// warp per scheduler; 144 registers, no spill): -2 to -9 % (4x16x8192 777-792 -> 710-743, causal
+// 763-765 -> 711-715), not kept. cuDNN's FP8 attention in the same call: 1,026 / 888 TFLOP/s at
+// 4x16x8192x128 (non-causal / causal), 1,016 / 943 at 1x16x16384x128 — FA3's recipe is a longer
+// key tile (128 x 224 at d128), which needs the consumers' registers the producer holds here.
 // ptxas at the bottom, by the instance table.
 
 #include <cuda.h>
@@ -203,6 +213,7 @@ struct Fp8Traits : Config {
     // kVtUnitXor: group + 4 flips bit 2 of the 128-byte row's chunk (bit 6 of the address); column
     // block 1 is 128 Vᵀ rows further, 128·64 = 8192 bytes, above every unit-0 offset.
     static constexpr int kKeyGroups = kBlockN / 16;
+    static constexpr int kUnitsPerWarp = kKeyGroups * kChunks / kProducerWarps;
     static constexpr int kRawUnitStride = kKeyGroups == 8 ? 4 * 16 * 128 : kKVChunkBytes;
     static constexpr uint32_t kVtUnitXor = kKeyGroups == 8 ? 64u : 128u * kVtRowBytes;
 
@@ -233,10 +244,11 @@ struct Fp8Traits : Config {
 
     static_assert(sizeof(T) == 1, "e4m3 operands");
     static_assert(kHeadDim == 128 || kHeadDim == 256, "O += P·V uses wgmma N = head_dim: hopper.cuh has e4m3 N = 128, 256");
-    static_assert((kHeadDim == 128 && kBlockN == 128) || (kHeadDim == 256 && kBlockN == 64),
+    static_assert((kHeadDim == 128 && (kBlockN == 128 || kBlockN == 64)) || (kHeadDim == 256 && kBlockN == 64),
                   "a Vᵀ row is one 128- or 64-byte swizzle row of keys; transpose_v's units (2 per warp) "
                   "are laid out for these two tiles");
-    static_assert(kKeyGroups * kChunks == 2 * kProducerWarps, "two 16-key x 128-column units per producer warp");
+    static_assert(kUnitsPerWarp * kProducerWarps == kKeyGroups * kChunks && (kUnitsPerWarp == 1 || kUnitsPerWarp == 2),
+                  "one or two 16-key x 128-column units per producer warp");
     static_assert(kOutChunks <= kOutChunksInRaw + kChunks, "O's staging fits the raw V slots and Q");
     static_assert(kOffK % 1024 == 0 && kKBytes % 1024 == 0 && kVtBytes % 1024 == 0 && kQChunkBytes % 1024 == 0,
                   "TMA destinations and wgmma operands start on 1024-byte swizzle-pattern boundaries");
@@ -357,7 +369,7 @@ __device__ __forceinline__ void transpose_v(uint32_t raw, uint32_t vt, const Tra
 #pragma unroll
     for (int k = 0; k < 8; ++k) ld[k] = raw + tl.ld[k];
 #pragma unroll
-    for (int gi = 0; gi < 2; ++gi) {  // the warp's unit gi (Fp8Traits: kRawUnitStride, kVtUnitXor)
+    for (int gi = 0; gi < Tr::kUnitsPerWarp; ++gi) {  // the warp's unit gi (Fp8Traits: kRawUnitStride, kVtUnitXor)
         uint32_t rows[16];
 #pragma unroll
         for (int i = 0; i < 16; ++i)
