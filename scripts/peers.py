@@ -6,11 +6,17 @@ Peers (--backends, a comma list; the modules are in scripts/peer_backends/):
     fa4                          FlashAttention-4, flash_attn.cute.flash_attn_func (flash-attn-4) -> fa4
     cute                         CUTLASS's CuTe DSL example flash_attention_v2.py (seed 001), from
                                  --cute-example PATH or $FA_CUTE_EXAMPLE, at the tile flags  -> cute_fa2
+    cudnn_fp8                    cuDNN's FP8 attention, a cudnn-frontend sdpa_fp8 graph (PyPI
+                                 nvidia-cudnn-frontend), --dtype Float8E4M3FN only       -> cudnn_fp8
     auto                         fa2 and cudnn, plus fa4 and cute when they are installed / given
 
 A peer whose package (or example path) is missing still gets its rows: times empty, `note` saying
-"skipped: <why>"; a peer that refuses a shape gets a row whose note holds its reason. Nothing is
-silently absent.
+"skipped: <why>"; a peer that refuses a shape or dtype gets a row whose note holds its reason.
+Nothing is silently absent.
+
+FP8 (--dtype Float8E4M3FN): Q, K and V are fa-bench's FP8 inputs (README "FP8 (e4m3)"): the same
+standard-normal draw, each tensor quantized to e4m3 with its own power-of-two scale, and --check's
+reference reads the dequantized values. Only cudnn_fp8 takes them; the other peers' rows say so.
 
 The rows have exactly fa-bench's CSV columns (`fa-bench --schema`), and their softmax_scale, flops,
 compulsory_bytes and arithmetic_intensity are fa-bench's own analytic rows for the same problems,
@@ -28,6 +34,7 @@ Examples (on a GPU machine, with a Python that has PyTorch):
         --causal 0,1 --backends fa4,cute --cute-example ~/cutlass
     python3 scripts/peers.py --grid decode --backends fa2,cudnn,fa4 --num_splits 0,1 --csv decode.csv --check
     python3 scripts/peers.py --batch_size 1 --seqlen_q 1 --seqlen_k 131072 --num_head 32 --num_head_kv 32,8
+    python3 scripts/peers.py --grid fa2 --backends cudnn,cudnn_fp8 --dtype BFloat16,Float8E4M3FN --check
 
 torch and the peers' packages are imported only when measuring, so the helpers (problem lists,
 rows, CSV) import and test without them.
@@ -78,7 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "heads, and GQA prefill 4x32x8192x128 with 8 and 32 K/V heads, causal 0,1 "
                              "(either replaces the shape flags)")
     parser.add_argument("--dtype", type=parse_name_list, default=None,
-                        help="Float16, BFloat16 or Float32; comma list (default: fa-bench's, BFloat16)")
+                        help="Float16, BFloat16, Float32 or Float8E4M3FN (FP8: cudnn_fp8 only); comma list "
+                             "(default: fa-bench's, BFloat16)")
     for flag in SHAPE_FLAGS:
         parser.add_argument(f"--{flag}", type=parse_int_list, help="comma list (default: fa-bench's)")
     parser.add_argument("--num_head_kv", type=parse_int_list,

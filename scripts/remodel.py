@@ -80,6 +80,10 @@ def model_kernel(row: dict[str, str], registry: set[str], gpu: str) -> tuple[str
     """(the registry kernel whose model the row takes, whether the row's own tile applies)."""
     if row["kernel"] in registry:
         return row["kernel"], bool(row.get("m_block_size"))
+    # A peer's row takes the model of fa-bench's kernel for its math unit: FP8 rows (cuDNN's FP8
+    # attention) the FP8 rung's, the others the Hopper top rung's or, before Hopper, mma's.
+    if row.get("dtype") == "Float8E4M3FN":
+        return "wgmma_fp8", False
     return ("wgmma_overlap" if gpu.startswith(HOPPER_PREFIXES) else "mma"), False
 
 

@@ -65,6 +65,12 @@ GQA_PREFILL_SHAPE = (4, 32, 8192, 128)  # B, H, S, D
 
 TORCH_DTYPES = {"Float16": "float16", "BFloat16": "bfloat16", "Float32": "float32"}
 
+# fa-bench's FP8 dtype (README "FP8 (e4m3)"): Q, K and V in e4m3, each with its own per-tensor
+# power-of-two scale, O in bf16. Its inputs are made by quantizing a float32 draw (fp8_quantize).
+FP8_DTYPE = "Float8E4M3FN"
+FP8_TORCH_DTYPE = "float8_e4m3fn"
+E4M3_MAX = 448.0  # largest finite e4m3 (1.75 * 2^8); e4m3fn has no infinities
+
 
 @dataclasses.dataclass(frozen=True)
 class Problem:
@@ -165,20 +171,34 @@ class Backend:
         """A function that launches the backend once on q, k, v and returns o (the backend's
         layout), or a Launch that also says what the backend did. k and v have p.num_head_kv
         heads. `variant` is one of variants(): a tile, a split count or None. Raise Refusal when
-        the problem or variant is not one it runs."""
+        the problem or variant is not one it runs. For an FP8 problem (only reached by a backend
+        whose dtype_refusal() accepts it) q, k, v are e4m3 tensors and the call adds
+        descales=(q, k, v descales), the floats that turn them back into values."""
         raise NotImplementedError
 
     def failure_note(self, error: BaseException, warning_messages: Sequence[str]) -> str:
         """The note of a row whose first launch raised `error`."""
         return one_line(f"{type(error).__name__}: {error}")
 
+    def dtype_refusal(self, dtype: str) -> str:
+        """'' when the backend takes inputs of this fa-bench dtype, else why not, in one line.
+        Asked before any tensor is made or handed over, so a refused dtype costs nothing. The
+        default: every dtype but FP8, whose e4m3 inputs come with descales only an FP8 backend
+        takes (prepare(..., descales=...))."""
+        if dtype == FP8_DTYPE:
+            return f"{self.name} takes no FP8 inputs ({dtype}): e4m3 Q/K/V with per-tensor descales"
+        return ""
+
 
 @dataclasses.dataclass
 class Launch:
     """What prepare() returns when the row should say what the backend was asked to do (its
-    `note`, e.g. FA4's split count and GQA packing), beyond the timing."""
+    `note`, e.g. FA4's split count and GQA packing), beyond the timing, or when its output must
+    be turned into values before the check (`dequantize`: e.g. an FP8 O times its descale). The
+    timed launches run `run` alone; `dequantize` runs once, on the checked output."""
     run: Callable[[], object]
     note: str = ""
+    dequantize: Callable[[object], object] | None = None
 
     def __call__(self):
         return self.run()
@@ -495,22 +515,64 @@ def device_provenance(torch, device: int) -> dict:
 # Measuring (torch passed in)
 # ----------------------------------------------------------------------------------------------
 
+def fp8_scale_exponent(amax: float) -> int:
+    """fa-bench's per-tensor FP8 scale 2^k (lib/fa/fp8.h): the largest power of two with
+    amax * 2^k <= 448, so the tensor's largest magnitude lands in e4m3's top binade without
+    saturating; k = 0 for an amax that is not a positive finite number. A power of two scales
+    exactly both ways, so the dequantized input (e4m3 value * 2^-k) is exactly what a kernel
+    multiplies. Plain Python: the tests check the rule without torch."""
+    if not (amax > 0.0) or not math.isfinite(amax):
+        return 0
+    k = math.floor(math.log2(E4M3_MAX / amax))
+    # log2 of a ratio close to a power of two can land one off either way: settle it exactly
+    # (ldexp is exact, so each comparison is too).
+    while math.ldexp(amax, k) > E4M3_MAX:
+        k -= 1
+    while math.ldexp(amax, k + 1) <= E4M3_MAX:
+        k += 1
+    return k
+
+
+def fp8_quantize(torch, x):
+    """(e4m3 tensor, descale) of a float32 tensor, as fa-bench quantizes its FP8 inputs: scale by
+    2^k (fp8_scale_exponent of the tensor's amax), round to nearest even (torch's cast to
+    float8_e4m3fn) and saturate at +-448 (the clamp: torch's cast turns values beyond the range
+    into NaN, fa-bench's saturates; with this k nothing finite reaches it). descale = 2^-k."""
+    k = fp8_scale_exponent(float(x.abs().max().item()))
+    scaled = (x * math.ldexp(1.0, k)).clamp(-E4M3_MAX, E4M3_MAX)
+    return scaled.to(getattr(torch, FP8_TORCH_DTYPE)), math.ldexp(1.0, -k)
+
+
 class Inputs:
     """Standard-normal q, k, v of one problem, made once in (B, H, S, D) and copied to (B, S, H, D)
     for the backends that take that layout, so every backend sees the same values and one
     reference serves all. k and v have num_head_kv heads (GQA: each is read by num_head /
     num_head_kv query heads; no backend gets them repeated, so every backend reads the bytes
     fa-bench's compulsory_bytes counts). torch's generator: the values differ from fa-bench's
-    hash-based ones for the same seed; only their distribution matches."""
+    hash-based ones for the same seed; only their distribution matches.
+
+    FP8 (Float8E4M3FN): the same standard-normal draw in float32, each of q, k, v then quantized
+    to e4m3 with its own power-of-two scale (fp8_quantize, fa-bench's rule); `descales` holds
+    the three 2^-k (None for the other dtypes). The reference reads reference_inputs(): the
+    dequantized values (e4m3 value * descale, exact in float32), so a check measures only the
+    kernel's error, not the inputs' quantization, as fa-bench's does."""
 
     def __init__(self, torch, p: Problem, seed: int, device: int):
         generator = torch.Generator(device=f"cuda:{device}").manual_seed(seed)
-        dtype = getattr(torch, TORCH_DTYPES[p.dtype])
+        fp8 = p.dtype == FP8_DTYPE
+        dtype = getattr(torch, "float32" if fp8 else TORCH_DTYPES[p.dtype])
 
         def randn(heads, seqlen):
             return torch.randn(p.batch, heads, seqlen, p.head_dim, dtype=dtype, device=f"cuda:{device}",
                                generator=generator)
-        self.bhsd = (randn(p.num_head, p.seqlen_q), randn(p.num_head_kv, p.seqlen_k), randn(p.num_head_kv, p.seqlen_k))
+        drawn = (randn(p.num_head, p.seqlen_q), randn(p.num_head_kv, p.seqlen_k), randn(p.num_head_kv, p.seqlen_k))
+        self.descales = None
+        if fp8:
+            quantized = [fp8_quantize(torch, t) for t in drawn]
+            del drawn  # only the e4m3 tensors stay: the float32 draw is 4x their size
+            drawn = tuple(t for t, _ in quantized)
+            self.descales = tuple(d for _, d in quantized)
+        self.bhsd = drawn
         self._bshd = None
 
     def layout(self, layout: str):
@@ -519,6 +581,13 @@ class Inputs:
         if self._bshd is None:
             self._bshd = tuple(t.transpose(1, 2).contiguous() for t in self.bhsd)
         return self._bshd
+
+    def reference_inputs(self):
+        """q, k, v as the reference reads them: the inputs, or for FP8 their dequantized float32
+        values (made on demand: three float32 copies only while the reference runs)."""
+        if self.descales is None:
+            return self.bhsd
+        return tuple(t.float() * d for t, d in zip(self.bhsd, self.descales))
 
 
 def to_bhsd(out, layout: str):
@@ -663,15 +732,21 @@ def measure(torch, backend: Backend, p: Problem, inputs: Inputs, scale: float, v
             reference, tolerance: tuple[float, float], settings: Settings, flush_l2, clock_mhz: float,
             sensor=None) -> dict:
     """Time one backend on one problem (at a variant: tile or split count): timing stats + check
-    fields (+ what the backend says it did), or a note."""
+    fields (+ what the backend says it did), or a note. A dtype the backend does not take is
+    refused before its inputs are touched."""
+    why = backend.dtype_refusal(p.dtype)
+    if why:
+        return {"note": one_line(f"refused: {why}")}
     q, k, v = inputs.layout(backend.layout)
+    # FP8 inputs come with their descales, which only a backend that takes FP8 is handed.
+    extra = {"descales": inputs.descales} if inputs.descales is not None else {}
     with backend.context():
         # A refused shape raises on the first launch; the reasons may come as warnings just
         # before it (SDPA): keep both for the note.
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                launch = backend.prepare(torch, p, q, k, v, scale, variant)
+                launch = backend.prepare(torch, p, q, k, v, scale, variant, **extra)
                 out = launch()
                 torch.cuda.synchronize()
             except Refusal as refusal:
@@ -680,6 +755,8 @@ def measure(torch, backend: Backend, p: Problem, inputs: Inputs, scale: float, v
                 return {"note": backend.failure_note(error, [str(w.message) for w in caught])}
         result = {"note": one_line(launch.note)} if isinstance(launch, Launch) and launch.note else {}
         if reference is not None:
+            if isinstance(launch, Launch) and launch.dequantize is not None:
+                out = launch.dequantize(out)  # e.g. an FP8 O: its values, as the reference holds them
             result.update(compare_with_reference(torch, to_bhsd(out, backend.layout), reference, tolerance))
         del out
         sampler = gpu_clocks.ClockSampler(sensor) if sensor is not None else None
@@ -717,7 +794,9 @@ def run_problems(torch, problems: Sequence[Problem], backends: Sequence[Backend]
         for b, t in jobs:
             if b.name in skip_reasons:
                 runs[(b.name, t)] = skipped(skip_reasons[b.name])
-        if ready:
+            elif b.dtype_refusal(p.dtype):  # e.g. FP8 for a backend without it: no inputs made for it
+                runs[(b.name, t)] = {"note": one_line(f"refused: {b.dtype_refusal(p.dtype)}")}
+        if any(job not in runs for job in ((b.name, t) for b, t in jobs)):
             try:
                 inputs = Inputs(torch, p, settings.seed, settings.device)
             except torch.cuda.OutOfMemoryError as error:
@@ -727,7 +806,7 @@ def run_problems(torch, problems: Sequence[Problem], backends: Sequence[Backend]
                 reference = None  # one fp32 reference per problem, shared by its backends
                 if settings.check and p.score_entries <= CHECK_MAX_SCORE_ENTRIES:
                     try:
-                        reference = reference_output(torch, *inputs.bhsd, p.causal, scale)
+                        reference = reference_output(torch, *inputs.reference_inputs(), p.causal, scale)
                     except torch.cuda.OutOfMemoryError:
                         print(f"{PROG}: fp32 reference does not fit for {p}; check SKIPPED", file=sys.stderr)
                         torch.cuda.empty_cache()

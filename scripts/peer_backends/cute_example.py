@@ -98,6 +98,9 @@ class CuteExample(Backend):
         self.kernel_class = kernel_class
         self._cute = (cutlass, cute, from_dlpack, cuda_driver)
 
+    def dtype_refusal(self, dtype):
+        return "" if dtype in ("Float16", "BFloat16") else f"the example takes Float16 and BFloat16, not {dtype}"
+
     def prepare(self, torch, p, q, k, v, scale, tile):
         if p.gqa:  # checked first: it needs no import, so the reason shows even where cutlass is broken
             raise Refusal(f"the CuTe DSL example has no GQA: its K/V have num_head heads ({p.num_head}), "

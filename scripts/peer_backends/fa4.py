@@ -28,6 +28,8 @@ import inspect
 from .common import Backend, Launch, Refusal, module_missing, one_line
 
 INSTALL_HINT = "pip install flash-attn-4"
+# The fa-bench dtypes flash_attn_func takes (no FP8 forward in its sm90 path).
+DTYPES = ("Float16", "BFloat16")
 
 
 class FlashAttention4(Backend):
@@ -64,9 +66,13 @@ class FlashAttention4(Backend):
         except (TypeError, ValueError):  # no signature to read: try the keyword, a refusal will say
             self.takes_num_splits = True
 
+    def dtype_refusal(self, dtype):
+        return "" if dtype in DTYPES else f"FlashAttention-4 takes Float16 and BFloat16, not {dtype}"
+
     def prepare(self, torch, p, q, k, v, scale, variant):
-        if p.dtype not in ("Float16", "BFloat16"):
-            raise Refusal(f"FlashAttention-4 takes Float16 and BFloat16, not {p.dtype}")
+        why = self.dtype_refusal(p.dtype)
+        if why:
+            raise Refusal(why)
         if p.causal and p.seqlen_q != p.seqlen_k:
             raise Refusal("FlashAttention-4's causal mask is bottom-right aligned, fa-bench's top-left: "
                           "they differ when seqlen_q != seqlen_k")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from .common import Backend, Refusal, module_missing, one_line
+from .common import FP8_DTYPE, Backend, Refusal, module_missing, one_line
 
 # The first PyTorch whose scaled_dot_product_attention takes enable_gqa.
 GQA_MIN_TORCH = (2, 5)
@@ -68,6 +68,12 @@ class SdpaBackend(Backend):
     def unavailable(self) -> str:
         if module_missing("torch"):
             return "PyTorch is not installed"
+        return ""
+
+    def dtype_refusal(self, dtype):
+        if dtype == FP8_DTYPE:
+            return (f"PyTorch SDPA takes no FP8 inputs ({dtype}: e4m3 Q/K/V with descales); cuDNN's FP8 "
+                    "attention is the cudnn_fp8 backend")
         return ""
 
     def context(self):

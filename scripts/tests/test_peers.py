@@ -23,10 +23,11 @@ DEFAULT = Problem(4, 8192, 8192, 16, 128, causal=False)
 
 def test_modules_import_without_torch_or_the_peers_packages():
     import peer_backends.common as common
+    import peer_backends.cudnn_fp8 as cudnn_fp8
     import peer_backends.cute_example as cute_example
     import peer_backends.fa4 as fa4
-    for module in (peers, common, torch_sdpa, fa4, cute_example):
-        for package in ("torch", "cutlass", "flash_attn"):
+    for module in (peers, common, torch_sdpa, fa4, cute_example, cudnn_fp8):
+        for package in ("torch", "cutlass", "flash_attn", "cudnn"):
             assert package not in vars(module), (module.__name__, package)  # imported inside functions only
 
 
@@ -226,7 +227,7 @@ def test_backends_are_validated_and_deduplicated():
     with pytest.raises(argparse.ArgumentTypeError, match="fa3: unknown backend"):
         peers.parse_backends("fa2,fa3")
     assert [BACKENDS[b].kernel for b in BACKENDS] == [
-        "torch_fa2", "torch_cudnn", "torch_efficient", "torch_math", "fa4", "cute_fa2"]
+        "torch_fa2", "torch_cudnn", "torch_efficient", "torch_math", "fa4", "cute_fa2", "cudnn_fp8"]
     assert peer_kernels() == [BACKENDS[b].kernel for b in BACKENDS]
 
 

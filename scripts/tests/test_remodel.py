@@ -129,3 +129,12 @@ def test_every_committed_result_is_within_the_bound():
             elif row["time_ms_median"] and row["check"] != "FAIL":
                 pytest.fail(f"{path}: a timed {row['kernel']} row has no pct_of_bound")
     assert checked > 1000
+
+
+def test_a_peer_row_takes_the_model_of_fa_benchs_kernel_for_its_math_unit():
+    registry = {"mma", "wgmma_overlap", "wgmma_fp8"}
+    hopper = "NVIDIA H100 80GB HBM3"
+    assert remodel.model_kernel({"kernel": "cudnn_fp8", "dtype": "Float8E4M3FN"}, registry, hopper) == ("wgmma_fp8", False)
+    assert remodel.model_kernel({"kernel": "torch_cudnn", "dtype": "BFloat16"}, registry, hopper) == ("wgmma_overlap", False)
+    assert remodel.model_kernel({"kernel": "torch_fa2", "dtype": "Float16"}, registry, "NVIDIA A100-SXM4-80GB") == ("mma", False)
+    assert remodel.model_kernel({"kernel": "mma", "dtype": "BFloat16", "m_block_size": "128"}, registry, hopper) == ("mma", True)
