@@ -100,11 +100,23 @@
 // 45 %, issue 48 %; 2,405 cycles per 128x128 CTA tile, where the tensor pipe needs 1,024 and
 // MUFU.EX2 1,024: the two overlap poorly because each warpgroup's softmax runs one warp per
 // scheduler and is latency-bound (the hot lines are the row max's FMNMX after its shuffles, and
-// the S wait). Tried (call 3, three rounds): three consumer warpgroups on a 192x64 tile (a third
-// warp per scheduler; 144 registers, no spill): -2 to -9 % (4x16x8192 777-792 -> 710-743, causal
-// 763-765 -> 711-715), not kept. cuDNN's FP8 attention in the same call: 1,026 / 888 TFLOP/s at
-// 4x16x8192x128 (non-causal / causal), 1,016 / 943 at 1x16x16384x128 — FA3's recipe is a longer
-// key tile (128 x 224 at d128), which needs the consumers' registers the producer holds here.
+// the S wait). Tried, each in one call, three rounds against the 128x128 tile, not kept:
+//   - three consumer warpgroups on 192x64 (a third warp per scheduler; 144 registers, no spill;
+//     call 3): -2 to -9 % (4x16x8192 777-792 -> 710-743, causal 763-765 -> 711-715);
+//   - 192 keys a tile at d128 (Vᵀ rows as a 128-byte and a 64-byte swizzled block, 3 stages with
+//     lookahead 1 to fit 208 KB, 216 registers, no spill; call 4): level to -3 % (4x16x8192 773 ->
+//     772, causal 766 -> 742; 1x16x16384 773 -> 747, causal 798 -> 819).
+// cuDNN 9.19's FP8 attention, the peer that beats this rung (call 4: 1,022 / 896 TFLOP/s at
+// 4x16x8192x128 against 773 / 766), under ncu in call 5: a persistent kernel (132 CTAs of 384
+// threads, 168 registers at entry, 232 KB of shared memory), S = Q·Kᵀ as m64n256k32 (256 keys a
+// tile: the consumers must hold 240 registers), V transposed with LDSM/STSM; 14 % faster than
+// this rung at the base clock (2.66 vs 3.03 ms) on 11 % fewer instructions (1,097 M against 1,217 M
+// for the same work: our PRMT 8.3 % of them against 3.1 %, LDS 2.8 % against LDSM 0.8 %, twice the
+// uniform-datapath address arithmetic), and timed at 1,940-1,980 MHz where this rung's
+// non-causal rows sit at the 700 W cap at 1,590-1,730 MHz. The path it shows: a producer that
+// transposes with LDSM.T/STSM in few registers, so the consumers get 240 and a 256-key tile, and
+// a K/V ring whose K and Vᵀ slots are released separately, so two stages (not four plus three
+// raw slots) fit 256 keys in 227 KB.
 // ptxas at the bottom, by the instance table.
 
 #include <cuda.h>
@@ -193,9 +205,13 @@ struct Fp8Traits : Config {
     static constexpr int kKVChunkBytes = kBlockN * 128;
     static constexpr int kQBytes = kChunks * kQChunkBytes;     // 16 KB
     static constexpr int kKBytes = kChunks * kKVChunkBytes;    // one K slot, and one raw V slot: 16 KB
-    static constexpr int kVtRowBytes = kBlockN;                // one Vᵀ row: kBlockN key bytes
-    static constexpr int kVtBytes = kHeadDim * kVtRowBytes;    // one Vᵀ slot: head_dim rows
-    static constexpr int kVtSbo = 8 * kVtRowBytes;             // 8-row groups: one swizzle atom
+    // One Vᵀ slot: head_dim rows of kBlockN key bytes, stored as up to two blocks: keys 0..127 in
+    // rows of 128 bytes, 128-byte swizzled (block A), then the rest, 64 keys, in rows of 64 bytes,
+    // 64-byte swizzled (block B). 128 keys: A alone; 64 keys (d256): B alone; 192: both.
+    static constexpr int kVtAKeys = kBlockN >= 128 ? 128 : 0;
+    static constexpr int kVtBKeys = kBlockN - kVtAKeys;
+    static constexpr int kVtBOffset = kHeadDim * kVtAKeys;     // block B inside the slot
+    static constexpr int kVtBytes = kHeadDim * kBlockN;
     static constexpr int kRawSlots = kLookahead + 1;           // raw V tiles in flight + the one transposed
     // O (bf16): 64 columns per 128-byte row, staged for the TMA store in the raw V slots, dead by
     // then (the last transpose finished before the last v_full completed); what does not fit there
@@ -206,16 +222,11 @@ struct Fp8Traits : Config {
     static constexpr int kOutChunkBytes = kBlockM * 128;
     static constexpr int kOutChunksInRaw = (kRawSlots * kKBytes) / kOutChunkBytes;
 
-    // The producer's transpose (transpose_v): units of 16 keys x 128 head_dim columns, two per
-    // producer warp. Unit gi of warp w is key group w + 4·gi when a tile has 8 groups (d128, 128
-    // keys) and group w of column block gi when it has 4 (d256, 64 keys). Unit 1's raw V rows are
-    // kRawUnitStride bytes after unit 0's, and its Vᵀ chunks are unit 0's addresses XOR
-    // kVtUnitXor: group + 4 flips bit 2 of the 128-byte row's chunk (bit 6 of the address); column
-    // block 1 is 128 Vᵀ rows further, 128·64 = 8192 bytes, above every unit-0 offset.
+    // The producer's transpose (transpose_v): units of 16 keys x 128 head_dim columns, the
+    // tile's kKeyGroups key groups in each of V's kChunks 128-column blocks, numbered u = group +
+    // kKeyGroups·block; warp w takes units w + 4·gi, gi < kUnitsPerWarp (1 to 3).
     static constexpr int kKeyGroups = kBlockN / 16;
     static constexpr int kUnitsPerWarp = kKeyGroups * kChunks / kProducerWarps;
-    static constexpr int kRawUnitStride = kKeyGroups == 8 ? 4 * 16 * 128 : kKVChunkBytes;
-    static constexpr uint32_t kVtUnitXor = kKeyGroups == 8 ? 64u : 128u * kVtRowBytes;
 
     static constexpr int kAccS = kBlockN / 2;        // fp32 of S per thread
     static constexpr int kAccO = kHeadDim / 2;       // fp32 of O per thread
@@ -244,11 +255,9 @@ struct Fp8Traits : Config {
 
     static_assert(sizeof(T) == 1, "e4m3 operands");
     static_assert(kHeadDim == 128 || kHeadDim == 256, "O += P·V uses wgmma N = head_dim: hopper.cuh has e4m3 N = 128, 256");
-    static_assert((kHeadDim == 128 && (kBlockN == 128 || kBlockN == 64)) || (kHeadDim == 256 && kBlockN == 64),
-                  "a Vᵀ row is one 128- or 64-byte swizzle row of keys; transpose_v's units (2 per warp) "
-                  "are laid out for these two tiles");
-    static_assert(kUnitsPerWarp * kProducerWarps == kKeyGroups * kChunks && (kUnitsPerWarp == 1 || kUnitsPerWarp == 2),
-                  "one or two 16-key x 128-column units per producer warp");
+    static_assert(kVtBKeys == 0 || kVtBKeys == 64, "a Vᵀ row: 128 keys of 128-byte rows, then at most 64 of 64-byte rows");
+    static_assert(kKeyGroups % 4 == 0 && kUnitsPerWarp * kProducerWarps == kKeyGroups * kChunks,
+                  "whole 16-key x 128-column units, as many for every producer warp");
     static_assert(kOutChunks <= kOutChunksInRaw + kChunks, "O's staging fits the raw V slots and Q");
     static_assert(kOffK % 1024 == 0 && kKBytes % 1024 == 0 && kVtBytes % 1024 == 0 && kQChunkBytes % 1024 == 0,
                   "TMA destinations and wgmma operands start on 1024-byte swizzle-pattern boundaries");
@@ -335,7 +344,8 @@ __device__ __forceinline__ void load_kv(const Fp8Smem<Tr>& sm, int t, const CUte
 template <class Tr>
 struct TransposeLane {
     uint32_t ld[8];  // raw V: row k of the warp's first unit (k < 8), swizzled, + this lane's 4 bytes
-    uint32_t st[4];  // Vᵀ: store i's column row, swizzled for the warp's first unit
+    uint32_t st_a[4];  // Vᵀ block A (128-byte rows): store i's row, chunk `warp` swizzled
+    uint32_t st_b[4];  // Vᵀ block B (64-byte rows): the same, from the block's start
     uint32_t sel_p, sel_q;  // byte picks: columns (rot, rot+1) and (rot+2, rot+3) of two key words
 
     __device__ __forceinline__ TransposeLane(int warp, int lane) {
@@ -345,12 +355,13 @@ struct TransposeLane {
             ld[k] = static_cast<uint32_t>(16 * warp * 128 + k * 128 + ((unit ^ k) << 4) + byte);
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-            // Row d of Vᵀ at d·R bytes (R = kVtRowBytes, 128 or 64); its 16-byte chunk c sits at
-            // c ^ (address bits [7, 10) for 128-byte swizzling, [7, 9) for 64-byte). Lanes 0-7 of a
-            // store phase cover 8 different d mod 8: 8 different chunk slots of 16 bytes either way.
-            constexpr int kRow = Tr::kVtRowBytes;
+            // Row d of a block at d·R bytes (R = 128 in A, 64 in B); its 16-byte chunk c sits at
+            // c ^ (address bits [7, 10) for 128-byte swizzling, [7, 9) for 64-byte), i.e. d % 8 in
+            // A and (d / 2) % 4 in B. Lanes 0-7 of a store phase cover 8 different d mod 8: 8
+            // different 16-byte slots of the bank rows either way.
             const int d = 4 * lane + ((i + rot) & 3);
-            st[i] = static_cast<uint32_t>(d * kRow + ((warp ^ (((d * kRow) >> 7) & (kRow / 16 - 1))) << 4));
+            st_a[i] = static_cast<uint32_t>(d * 128 + ((warp ^ (d & 7)) << 4));
+            st_b[i] = static_cast<uint32_t>(d * 64 + ((warp ^ ((d >> 1) & 3)) << 4));
         }
         uint32_t pick[4];
 #pragma unroll
@@ -369,11 +380,16 @@ __device__ __forceinline__ void transpose_v(uint32_t raw, uint32_t vt, const Tra
 #pragma unroll
     for (int k = 0; k < 8; ++k) ld[k] = raw + tl.ld[k];
 #pragma unroll
-    for (int gi = 0; gi < Tr::kUnitsPerWarp; ++gi) {  // the warp's unit gi (Fp8Traits: kRawUnitStride, kVtUnitXor)
+    for (int gi = 0; gi < Tr::kUnitsPerWarp; ++gi) {
+        // Unit w + 4·gi: key group w + g_off of V's column block `block` (kKeyGroups is a multiple
+        // of 4 and w < 4, so neither depends on w). Its raw rows are 16·g_off rows further, in the
+        // block's own kBlockN x 128-byte box.
+        constexpr int kGroupsA = Tr::kVtAKeys / 16;
+        const int g_off = (4 * gi) % Tr::kKeyGroups, block = (4 * gi) / Tr::kKeyGroups;
+        const uint32_t raw_off = static_cast<uint32_t>(block * Tr::kKVChunkBytes + g_off * 16 * 128);
         uint32_t rows[16];
 #pragma unroll
-        for (int i = 0; i < 16; ++i)
-            rows[i] = ptx::ld_shared_b32(ld[i % 8] + gi * Tr::kRawUnitStride + (i / 8) * 1024);
+        for (int i = 0; i < 16; ++i) rows[i] = ptx::ld_shared_b32(ld[i % 8] + raw_off + (i / 8) * 1024);
         // Per word t of the chunk, keys 2t, 2t+1, 8+2t, 9+2t of the group (σ): a 4x4 byte transpose
         // of those 4 words into the 4 columns' words, 8 permutes (3 per column word before: 12).
         uint32_t w[4][4];
@@ -388,9 +404,16 @@ __device__ __forceinline__ void transpose_v(uint32_t raw, uint32_t vt, const Tra
             w[2][t] = __byte_perm(q_ab, q_cd, 0x5410);
             w[3][t] = __byte_perm(q_ab, q_cd, 0x7632);
         }
+        // Vᵀ rows 128·block + d. Block A: chunk w + g_off, g_off 0 or 4, flips bit 2 of the chunk
+        // (bit 6 of the address); block B holds chunks 0-3, so g_off - kGroupsA is 0. A row 128
+        // further keeps its swizzle phase in both blocks.
 #pragma unroll
-        for (int i = 0; i < 4; ++i)
-            ptx::st_shared_v4_b32(vt + (tl.st[i] ^ (gi * Tr::kVtUnitXor)), make_uint4(w[i][0], w[i][1], w[i][2], w[i][3]));
+        for (int i = 0; i < 4; ++i) {
+            const uint32_t dst = g_off < kGroupsA
+                                     ? vt + block * 128 * 128 + (tl.st_a[i] ^ (g_off * 16u))
+                                     : vt + Tr::kVtBOffset + block * 128 * 64 + tl.st_b[i];
+            ptx::st_shared_v4_b32(dst, make_uint4(w[i][0], w[i][1], w[i][2], w[i][3]));
+        }
     }
 }
 
@@ -442,7 +465,7 @@ struct Fp8Consumer {
     int wg, lane, r0, c0;
     uint32_t my_turn, next_turn;
     bool last_wg;
-    uint64_t desc_q, desc_k, desc_vt;
+    uint64_t desc_q, desc_k, desc_vt_a, desc_vt_b;
 
     __device__ __forceinline__ Fp8Consumer(const Fp8Smem<Tr>& sm, int ctid)
         // ctid / 128, not hopper::warp_uniform(ctid / 128) as rungs 5-7 and 9: the broadcast took the
@@ -458,8 +481,9 @@ struct Fp8Consumer {
           // K-major operands (hopper.cuh's descriptor notes): SBO 1024 between 8-row groups.
           desc_q(hopper::make_smem_desc_sw128(sm.q + wg * Tr::kWarpgroupRows * 128, 16, 1024)),
           desc_k(hopper::make_smem_desc_sw128(sm.k, 16, 1024)),
-          desc_vt(Tr::kVtRowBytes == 128 ? hopper::make_smem_desc_sw128(sm.vt, 16, Tr::kVtSbo)
-                                         : hopper::make_smem_desc_sw64(sm.vt, 16, Tr::kVtSbo)) {}
+          // Vᵀ's blocks: 8-row groups of 1024 bytes (A) and 512 (B).
+          desc_vt_a(hopper::make_smem_desc_sw128(sm.vt, 16, 1024)),
+          desc_vt_b(hopper::make_smem_desc_sw64(sm.vt + Tr::kVtBOffset, 16, 512)) {}
 
     __device__ __forceinline__ void wait_turn() const { hopper::named_barrier_sync(my_turn, 256); }
     __device__ __forceinline__ void pass_turn() const { hopper::named_barrier_arrive(next_turn, 256); }
@@ -482,9 +506,11 @@ __device__ __forceinline__ void issue_pv(float (&o)[Tr::kAccO], const uint32_t (
                                          const Fp8Consumer<Tr>& c, int slot) {
 #pragma unroll
     for (int kk = 0; kk < Tr::kKStepsPV; ++kk) {
-        const uint32_t off_v = slot * Tr::kVtBytes + kk * 32;
+        // Keys 32kk..32kk+31: in block A while below kVtAKeys, then in block B.
+        const bool in_a = 32 * kk < Tr::kVtAKeys;
+        const uint32_t off_v = slot * Tr::kVtBytes + (in_a ? 32 * kk : 32 * kk - Tr::kVtAKeys);
         const uint32_t(&a)[4] = *reinterpret_cast<const uint32_t(*)[4]>(&pa[4 * kk]);
-        hopper::WgmmaM64E4M3<Tr::kHeadDim>::rs(o, a, c.desc_vt + (off_v >> 4), 1u);
+        hopper::WgmmaM64E4M3<Tr::kHeadDim>::rs(o, a, (in_a ? c.desc_vt_a : c.desc_vt_b) + (off_v >> 4), 1u);
     }
 }
 
