@@ -117,6 +117,17 @@ __device__ __forceinline__ void bulk_wait_group_read() {
 #endif
 }
 
+// stmatrix.x4 (sm_90): four 8x8 b16 matrices to shared memory, the inverse of ldmatrix.x4:
+// thread t's register i goes to row t/4, b16 columns 2(t%4), 2(t%4)+1 of matrix i; lanes 8i..8i+7
+// give the row addresses of matrix i. Rung 8's V transpose writes Vᵀ with it.
+__device__ __forceinline__ void stmatrix_x4(uint32_t smem_addr, const uint32_t (&r)[4]) {
+#if FA_HOPPER_ENABLED
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_addr), "r"(r[0]),
+                 "r"(r[1]), "r"(r[2]), "r"(r[3])
+                 : "memory");
+#endif
+}
+
 // fence.proxy.async.shared::cta: orders this thread's generic-proxy shared-memory accesses (st.shared)
 // with later async-proxy accesses (TMA store reading, wgmma reading) of the same memory. Needed
 // in every writing thread, before the barrier that hands the data to the TMA/wgmma issuer.

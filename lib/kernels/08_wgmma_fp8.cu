@@ -117,6 +117,21 @@
 // transposes with LDSM.T/STSM in few registers, so the consumers get 240 and a 256-key tile, and
 // a K/V ring whose K and Vᵀ slots are released separately, so two stages (not four plus three
 // raw slots) fit 256 keys in 227 KB.
+// Session 13 (results/nvidia-h100-80gb-hbm3/session13/, H100 SXM, every row on the default timing
+// rule, i.e. at the clock the 700 W cap leaves, three rounds, order rotating):
+//   - The producer's transpose with ldmatrix.trans, one prmt per word and stmatrix (transpose_v,
+//     TransposeLaneLdsm; per lane and tile 8 LDSM.x4 + 32 PRMT + 8 STSM.x4 for 32 LDS.32 + 64 PRMT
+//     + 8 STS.128): head_dim 256 +2 to +4 % (call 5: 1x16x16384x256 903 -> 920 TFLOP/s, causal
+//     885 -> 920; ncu at the base clock, call 4: 4.33 -> 4.13 M cycles), kept there. Head_dim 128
+//     -3 to -9 % (call 4; 2.43 -> 2.81 M cycles with its consumers' source unchanged: ptxas
+//     reordered their softmax) and -4 to +2 % with the split at 56 / 224 registers (call 5): it
+//     keeps the LDS.32 transpose (kTransposeLdsm per config).
+//   - P's row sums on the tensor core (Vᵀ with 8 rows of ones, O += P·Vᵀ as m64n136k32, no FADDs
+//     in the softmax; call 3, not kept): -4 to -6 % non-causal at head_dim 128, and wrong at long
+//     sequences, rel_l2 0.15 at 8k keys and 0.32 at 16k (0.04-0.08 causal): the FP8 accumulator
+//     loses the small addends of a long sum of positive values, where O's signed terms pass.
+//   The committed binary against the bf16 top rungs and cuDNN FP8 (call 6, README FP8 table):
+//   1.18-1.31x the best bf16 rung, 0.81-0.95x cuDNN FP8.
 // ptxas at the bottom, by the instance table.
 
 #include <cuda.h>
@@ -124,6 +139,7 @@
 #include <cuda_fp8.h>
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "device/block_info.cuh"
@@ -158,6 +174,11 @@ struct WgmmaFp8D128 {
     // consumers' live set is rung 7's minus 16 P registers: no spill at 208 either.
     static constexpr int kProducerRegs = 72;
     static constexpr int kConsumerRegs = 216;
+    // The producer's transpose: LDS.32 rows and a 4x4 byte transpose (transpose_v,
+    // TransposeLaneLds). ldmatrix.trans / stmatrix (TransposeLaneLdsm: 56 fewer instructions per
+    // lane and tile) measured -3 to -9 % here (session 13 call 4): ptxas scheduled the consumers'
+    // softmax differently around it (their source unchanged), 2.43 -> 2.81 M cycles at the base clock.
+    static constexpr bool kTransposeLdsm = false;
 };
 
 struct WgmmaFp8D256 {
@@ -178,6 +199,9 @@ struct WgmmaFp8D256 {
     // units per warp): its 72 registers hold. The consumers' live set is O 128 + S 32 + P 8.
     static constexpr int kProducerRegs = 72;
     static constexpr int kConsumerRegs = 216;
+    // ldmatrix.trans / stmatrix (TransposeLaneLdsm): +2.3 to +3.7 % against the LDS.32 transpose,
+    // 4.33 -> 4.13 M cycles at the base clock (session 13 call 4).
+    static constexpr bool kTransposeLdsm = true;
 };
 
 template <class Config>
@@ -190,6 +214,7 @@ struct Fp8Traits : Config {
     using Config::kLookahead;
     using Config::kProducerRegs;
     using Config::kStages;
+    using Config::kTransposeLdsm;
 
     static constexpr int kWarpgroupRows = 64;  // wgmma's M
     static constexpr int kBlockM = kWarpgroupRows * kConsumerWarpgroups;
@@ -329,26 +354,27 @@ __device__ __forceinline__ void load_kv(const Fp8Smem<Tr>& sm, int t, const CUte
 
 // One raw V tile (rows = keys, 128 bytes of head_dim each, 128-byte swizzled as TMA wrote it) into
 // Vᵀ (rows = head_dim, 128 key bytes each, 128-byte swizzled as wgmma reads it), keys permuted by
-// σ inside each 16-byte chunk (header). Warp w takes 16-key groups w and w + 4; lane l takes
+// σ inside each 16-byte chunk (header). The head_dim-128 instance's transpose (kTransposeLdsm off;
+// TransposeLaneLdsm below says why both). Warp w takes 16-key groups w and w + 4; lane l takes
 // head_dim columns 4l..4l+3: 16 loads of one key row's 4 bytes (a warp reads a whole 128-byte row:
 // conflict-free), then per column one 16-byte chunk of Vᵀ built with byte permutes. The 4 columns
 // are stored in a lane-rotated order (column 4l + ((i + l/2) % 4) at store i), so the 8 lanes of
 // each store phase hit 8 different rows mod 8, i.e. 8 different swizzled chunk positions:
 // conflict-free too (in column order, lanes 0-7 would hit only rows 4l mod 8 and collide 4-way).
 //
-// Every address is a slot base plus a per-lane offset fixed for the whole kernel (TransposeLane):
+// Every address is a slot base plus a per-lane offset fixed for the whole kernel (TransposeLaneLds):
 // a group starts on a multiple of 8 rows, so a key's swizzle phase is its index inside the group
 // mod 8, and a Vᵀ chunk's swizzle is an XOR of the 1024-aligned slot address with the group. Written
 // as key % 8 of a runtime group, ptxas emitted a signed modulo per load: 196 SASS instructions per
 // group, 128 of them address arithmetic around 16 LDS, 48 PRMT and 4 STS.128.
 template <class Tr>
-struct TransposeLane {
+struct TransposeLaneLds {
     uint32_t ld[8];  // raw V: row k of the warp's first unit (k < 8), swizzled, + this lane's 4 bytes
     uint32_t st_a[4];  // Vᵀ block A (128-byte rows): store i's row, chunk `warp` swizzled
     uint32_t st_b[4];  // Vᵀ block B (64-byte rows): the same, from the block's start
     uint32_t sel_p, sel_q;  // byte picks: columns (rot, rot+1) and (rot+2, rot+3) of two key words
 
-    __device__ __forceinline__ TransposeLane(int warp, int lane) {
+    __device__ __forceinline__ TransposeLaneLds(int warp, int lane) {
         const int unit = lane / 4, byte = 4 * (lane % 4), rot = (lane >> 1) & 3;
 #pragma unroll
         for (int k = 0; k < 8; ++k)
@@ -375,7 +401,7 @@ struct TransposeLane {
 };
 
 template <class Tr>
-__device__ __forceinline__ void transpose_v(uint32_t raw, uint32_t vt, const TransposeLane<Tr>& tl) {
+__device__ __forceinline__ void transpose_v(uint32_t raw, uint32_t vt, const TransposeLaneLds<Tr>& tl) {
     uint32_t ld[8];
 #pragma unroll
     for (int k = 0; k < 8; ++k) ld[k] = raw + tl.ld[k];
@@ -417,6 +443,73 @@ __device__ __forceinline__ void transpose_v(uint32_t raw, uint32_t vt, const Tra
     }
 }
 
+// The same with ldmatrix.trans and stmatrix (kTransposeLdsm, session 13): Vᵀ (rows = head_dim,
+// kBlockN key bytes each, swizzled as wgmma reads it), keys permuted by σ inside each 16-byte chunk. Warp w takes the units (16 keys x 128 columns) w + 4·gi. A unit is
+// four steps of 32 columns, each one ldmatrix.trans, four byte permutes and one stmatrix:
+//   - ldmatrix.x4.trans (b16) reads four 8-key x 16-byte matrices (keys 0-7 and 8-15 of the group,
+//     at column chunks c and c+1) and hands thread t, per matrix, keys 2a and 2a+1 (a = t%4) of the
+//     column pair dp = t/4: bytes [V(2a, 2dp), V(2a, 2dp+1), V(2a+1, 2dp), V(2a+1, 2dp+1)].
+//   - With X from keys 0-7 and Y from keys 8-15, prmt 0x6420 gives [V(2a), V(2a+1), V(8+2a),
+//     V(9+2a)] of column 2dp, and 0x7531 the same of column 2dp+1: word a of a Vᵀ row's 16-key chunk
+//     in σ's order (keys 2a, 2a+1, 8+2a, 9+2a), one permute per word (the 4x4 byte transpose of
+//     LDS.32 rows it replaces took 24 per 16 words, with 16 LDS.32 and 4 STS.128).
+//   - stmatrix.x4 writes thread t's word to word t%4 of row t/4 of each matrix. A matrix of the
+//     even rows (2dp) alone would put rows d and d+8 of one swizzle phase in one store: 2-way bank
+//     conflicts (128-byte rows: the phase is d % 8; 64-byte rows: (d/2) % 4 and d's parity). So
+//     the first matrix takes row 2dp + (dp >= 4) and the second the other one, a lane-dependent
+//     permute selector: rows {0,2,4,6,9,11,13,15} and {1,3,5,7,8,10,12,14}, 8 phases each.
+// Reads are conflict-free as before (8 consecutive keys of one chunk: 8 swizzle phases).
+// Every address is a slot base plus a per-lane offset fixed for the whole kernel (TransposeLaneLdsm),
+// XORed or added with step constants: the raw chunk c + h of key k sits at ((c + h) ^ (k % 8)) << 4,
+// and with c even that is the lane's (h ^ (k % 8)) << 4 XOR c << 4.
+template <class Tr>
+struct TransposeLaneLdsm {
+    uint32_t ld;    // raw V: this lane's ldmatrix row (matrix m = 2h + half: key 8·half + r, chunk h)
+    uint32_t st_a;  // Vᵀ block A (128-byte rows): its stmatrix row (matrix m = 2h + e), chunk `warp`
+    uint32_t st_b;  // Vᵀ block B (64-byte rows): the same
+    uint32_t sel_first, sel_second;  // prmt selectors of the two matrices of a column chunk
+
+    __device__ __forceinline__ TransposeLaneLdsm(int warp, int lane) {
+        const int m = lane / 8, r = lane % 8, h = m / 2, e = m % 2;
+        ld = static_cast<uint32_t>((16 * warp + 8 * e + r) * 128 + ((h ^ r) << 4));
+        const int dl = 2 * r + ((r >= 4 ? 1 : 0) ^ e);  // the row inside the 16-row chunk (above)
+        const int d = 16 * h + dl;
+        st_a = static_cast<uint32_t>(d * 128 + ((warp ^ (dl & 7)) << 4));
+        st_b = static_cast<uint32_t>(d * 64 + ((warp ^ ((dl >> 1) & 3)) << 4));
+        const bool high = lane / 4 >= 4;  // the lane's pair dp = lane / 4
+        sel_first = high ? 0x7531u : 0x6420u;
+        sel_second = high ? 0x6420u : 0x7531u;
+    }
+};
+
+template <class Tr>
+__device__ __forceinline__ void transpose_v(uint32_t raw, uint32_t vt, const TransposeLaneLdsm<Tr>& tl) {
+#pragma unroll
+    for (int gi = 0; gi < Tr::kUnitsPerWarp; ++gi) {
+        // Unit w + 4·gi: key group w + g_off of V's column block `block` (kKeyGroups is a multiple
+        // of 4 and w < 4, so neither depends on w). Its raw rows are 16·g_off rows further, in the
+        // block's own kBlockN x 128-byte box.
+        constexpr int kGroupsA = Tr::kVtAKeys / 16;
+        const int g_off = (4 * gi) % Tr::kKeyGroups, block = (4 * gi) / Tr::kKeyGroups;
+        const uint32_t src = raw + static_cast<uint32_t>(block * Tr::kKVChunkBytes + g_off * 16 * 128);
+#pragma unroll
+        for (int c = 0; c < 8; c += 2) {  // column chunks c, c + 1: Vᵀ rows 16c .. 16c + 31
+            uint32_t x[4], w[4];
+            ptx::ldmatrix_x4_trans(x, src + (tl.ld ^ static_cast<uint32_t>(c << 4)));
+            w[0] = __byte_perm(x[0], x[1], tl.sel_first);
+            w[1] = __byte_perm(x[0], x[1], tl.sel_second);
+            w[2] = __byte_perm(x[2], x[3], tl.sel_first);
+            w[3] = __byte_perm(x[2], x[3], tl.sel_second);
+            // Vᵀ rows 128·block + d. Block A: chunk w + g_off, g_off 0 or 4, flips bit 2 of the
+            // chunk (bit 6 of the address); block B holds chunks 0-3, so g_off - kGroupsA is 0.
+            const uint32_t dst = g_off < kGroupsA
+                                     ? vt + block * 128 * 128 + c * 16 * 128 + (tl.st_a ^ (g_off * 16u))
+                                     : vt + Tr::kVtBOffset + block * 128 * 64 + c * 16 * 64 + tl.st_b;
+            hopper::stmatrix_x4(dst, w);
+        }
+    }
+}
+
 // The producer warpgroup (128 threads; thread 0 issues every TMA): Q, tiles 0..kLookahead-1, then
 // per tile t: load tile t + kLookahead (after its ring slot's release), wait for raw V(t),
 // transpose it into Vᵀ slot t % kStages, publish it (v_full, one arrival per warp).
@@ -431,7 +524,8 @@ __device__ __forceinline__ void produce(const Fp8Smem<Tr>& sm, const CUtensorMap
                                         const CUtensorMap* tm_v, const BlockCoords& blk, int n_tiles,
                                         const FwdParams& p, int ptid) {
     const int lane = ptid % 32;
-    const TransposeLane<Tr> tl(ptid / 32, lane);
+    using Lane = std::conditional_t<Tr::kTransposeLdsm, TransposeLaneLdsm<Tr>, TransposeLaneLds<Tr>>;
+    const Lane tl(ptid / 32, lane);
     const bool issuer = ptid == 0;
     if (issuer) {
         load_q<Tr>(sm, tm_q, blk, p);
