@@ -125,7 +125,8 @@
 //     885 -> 920; ncu at the base clock, call 4: 4.33 -> 4.13 M cycles), kept there. Head_dim 128
 //     -3 to -9 % (call 4; 2.43 -> 2.81 M cycles with its consumers' source unchanged: ptxas
 //     reordered their softmax) and -4 to +2 % with the split at 56 / 224 registers (call 5): it
-//     keeps the LDS.32 transpose (kTransposeLdsm per config).
+//     keeps the LDS.32 transpose (kTransposeLdsm per config). Call 7: the column-chunk loop not
+//     unrolled, -7 to -12 % at d128 and -3 to -4 % at d256; d256 at 56 / 224 registers, level.
 //   - P's row sums on the tensor core (Vᵀ with 8 rows of ones, O += P·Vᵀ as m64n136k32, no FADDs
 //     in the softmax; call 3, not kept): -4 to -6 % non-causal at head_dim 128, and wrong at long
 //     sequences, rel_l2 0.15 at 8k keys and 0.32 at 16k (0.04-0.08 causal): the FP8 accumulator
