@@ -127,6 +127,7 @@
 //     reordered their softmax) and -4 to +2 % with the split at 56 / 224 registers (call 5): it
 //     keeps the LDS.32 transpose (kTransposeLdsm per config). Call 7: the column-chunk loop not
 //     unrolled, -7 to -12 % at d128 and -3 to -4 % at d256; d256 at 56 / 224 registers, level.
+//     Call 10: d128 (LDS.32) at 56 / 224 registers -2 to -8 %, at 40 / 232 -3 to +2 %: 72 / 216 stays.
 //   - P's row sums on the tensor core (Vᵀ with 8 rows of ones, O += P·Vᵀ as m64n136k32, no FADDs
 //     in the softmax; call 3, not kept): -4 to -6 % non-causal at head_dim 128, and wrong at long
 //     sequences, rel_l2 0.15 at 8k keys and 0.32 at 16k (0.04-0.08 causal): the FP8 accumulator
