@@ -354,12 +354,37 @@ __device__ __forceinline__ void load_kv(const Fp8Smem<Tr>& sm, int t, const CUte
     wgmma::load_key_rows<Tr>(sm.raw + r * Tr::kKBytes, tm_v, sm.bar_raw0 + 8 * r, row, blk);
 }
 
+// Where unit w + 4·gi of a producer warp lives, for both transposes: key group w + g_off of V's
+// column block `block` (kKeyGroups is a multiple of 4 and w < 4, so neither depends on w). Its raw
+// rows are 16·g_off rows further, in the block's own kBlockN x 128-byte box. Its Vᵀ rows are
+// 128·block + d: in block A (128-byte rows) chunk w + g_off, g_off 0 or 4 flipping bit 2 of the
+// chunk (bit 6 of the address); block B holds chunks 0-3, so there g_off - kGroupsA is 0. A row 128
+// further keeps its swizzle phase in both blocks. st_a / st_b: the lane's offset of its row d
+// inside the unit's block A / block B rows, chunk `warp` swizzled.
+template <class Tr>
+struct TransposeUnit {
+    static constexpr int kGroupsA = Tr::kVtAKeys / 16;
+    int g_off, block;
+
+    __device__ __forceinline__ explicit TransposeUnit(int gi)
+        : g_off((4 * gi) % Tr::kKeyGroups), block((4 * gi) / Tr::kKeyGroups) {}
+
+    __device__ __forceinline__ uint32_t raw(uint32_t raw_slot) const {
+        return raw_slot + static_cast<uint32_t>(block * Tr::kKVChunkBytes + g_off * 16 * 128);
+    }
+    __device__ __forceinline__ uint32_t vt(uint32_t vt_slot, uint32_t st_a, uint32_t st_b) const {
+        return g_off < kGroupsA ? vt_slot + block * 128 * 128 + (st_a ^ (g_off * 16u))
+                                : vt_slot + Tr::kVtBOffset + block * 128 * 64 + st_b;
+    }
+};
+
 // One raw V tile (rows = keys, 128 bytes of head_dim each, 128-byte swizzled as TMA wrote it) into
 // Vᵀ (rows = head_dim, 128 key bytes each, 128-byte swizzled as wgmma reads it), keys permuted by
 // σ inside each 16-byte chunk (header). The head_dim-128 instance's transpose (kTransposeLdsm off;
-// TransposeLaneLdsm below says why both). Warp w takes 16-key groups w and w + 4; lane l takes
-// head_dim columns 4l..4l+3: 16 loads of one key row's 4 bytes (a warp reads a whole 128-byte row:
-// conflict-free), then per column one 16-byte chunk of Vᵀ built with byte permutes. The 4 columns
+// the configs say why each instance has the one it has). Warp w takes its units (TransposeUnit);
+// lane l takes head_dim columns 4l..4l+3: 16 loads of one key row's 4 bytes (a warp reads a whole
+// 128-byte row: conflict-free), then per column one 16-byte chunk of Vᵀ built with byte permutes.
+// The 4 columns
 // are stored in a lane-rotated order (column 4l + ((i + l/2) % 4) at store i), so the 8 lanes of
 // each store phase hit 8 different rows mod 8, i.e. 8 different swizzled chunk positions:
 // conflict-free too (in column order, lanes 0-7 would hit only rows 4l mod 8 and collide 4-way).
@@ -409,12 +434,8 @@ __device__ __forceinline__ void transpose_v(uint32_t raw, uint32_t vt, const Tra
     for (int k = 0; k < 8; ++k) ld[k] = raw + tl.ld[k];
 #pragma unroll
     for (int gi = 0; gi < Tr::kUnitsPerWarp; ++gi) {
-        // Unit w + 4·gi: key group w + g_off of V's column block `block` (kKeyGroups is a multiple
-        // of 4 and w < 4, so neither depends on w). Its raw rows are 16·g_off rows further, in the
-        // block's own kBlockN x 128-byte box.
-        constexpr int kGroupsA = Tr::kVtAKeys / 16;
-        const int g_off = (4 * gi) % Tr::kKeyGroups, block = (4 * gi) / Tr::kKeyGroups;
-        const uint32_t raw_off = static_cast<uint32_t>(block * Tr::kKVChunkBytes + g_off * 16 * 128);
+        const TransposeUnit<Tr> unit(gi);
+        const uint32_t raw_off = unit.raw(0);
         uint32_t rows[16];
 #pragma unroll
         for (int i = 0; i < 16; ++i) rows[i] = ptx::ld_shared_b32(ld[i % 8] + raw_off + (i / 8) * 1024);
@@ -432,22 +453,16 @@ __device__ __forceinline__ void transpose_v(uint32_t raw, uint32_t vt, const Tra
             w[2][t] = __byte_perm(q_ab, q_cd, 0x5410);
             w[3][t] = __byte_perm(q_ab, q_cd, 0x7632);
         }
-        // Vᵀ rows 128·block + d. Block A: chunk w + g_off, g_off 0 or 4, flips bit 2 of the chunk
-        // (bit 6 of the address); block B holds chunks 0-3, so g_off - kGroupsA is 0. A row 128
-        // further keeps its swizzle phase in both blocks.
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            const uint32_t dst = g_off < kGroupsA
-                                     ? vt + block * 128 * 128 + (tl.st_a[i] ^ (g_off * 16u))
-                                     : vt + Tr::kVtBOffset + block * 128 * 64 + tl.st_b[i];
-            ptx::st_shared_v4_b32(dst, make_uint4(w[i][0], w[i][1], w[i][2], w[i][3]));
-        }
+        for (int i = 0; i < 4; ++i)
+            ptx::st_shared_v4_b32(unit.vt(vt, tl.st_a[i], tl.st_b[i]), make_uint4(w[i][0], w[i][1], w[i][2], w[i][3]));
     }
 }
 
 // The same with ldmatrix.trans and stmatrix (kTransposeLdsm, session 13): Vᵀ (rows = head_dim,
-// kBlockN key bytes each, swizzled as wgmma reads it), keys permuted by σ inside each 16-byte chunk. Warp w takes the units (16 keys x 128 columns) w + 4·gi. A unit is
-// four steps of 32 columns, each one ldmatrix.trans, four byte permutes and one stmatrix:
+// kBlockN key bytes each, swizzled as wgmma reads it), keys permuted by σ inside each 16-byte
+// chunk. Warp w takes its units (16 keys x 128 columns, TransposeUnit); a unit is four steps of 32
+// columns, each one ldmatrix.trans, four byte permutes and one stmatrix:
 //   - ldmatrix.x4.trans (b16) reads four 8-key x 16-byte matrices (keys 0-7 and 8-15 of the group,
 //     at column chunks c and c+1) and hands thread t, per matrix, keys 2a and 2a+1 (a = t%4) of the
 //     column pair dp = t/4: bytes [V(2a, 2dp), V(2a, 2dp+1), V(2a+1, 2dp), V(2a+1, 2dp+1)].
@@ -488,12 +503,8 @@ template <class Tr>
 __device__ __forceinline__ void transpose_v(uint32_t raw, uint32_t vt, const TransposeLaneLdsm<Tr>& tl) {
 #pragma unroll
     for (int gi = 0; gi < Tr::kUnitsPerWarp; ++gi) {
-        // Unit w + 4·gi: key group w + g_off of V's column block `block` (kKeyGroups is a multiple
-        // of 4 and w < 4, so neither depends on w). Its raw rows are 16·g_off rows further, in the
-        // block's own kBlockN x 128-byte box.
-        constexpr int kGroupsA = Tr::kVtAKeys / 16;
-        const int g_off = (4 * gi) % Tr::kKeyGroups, block = (4 * gi) / Tr::kKeyGroups;
-        const uint32_t src = raw + static_cast<uint32_t>(block * Tr::kKVChunkBytes + g_off * 16 * 128);
+        const TransposeUnit<Tr> unit(gi);
+        const uint32_t src = unit.raw(raw);
 #pragma unroll
         for (int c = 0; c < 8; c += 2) {  // column chunks c, c + 1: Vᵀ rows 16c .. 16c + 31
             uint32_t x[4], w[4];
@@ -502,12 +513,8 @@ __device__ __forceinline__ void transpose_v(uint32_t raw, uint32_t vt, const Tra
             w[1] = __byte_perm(x[0], x[1], tl.sel_second);
             w[2] = __byte_perm(x[2], x[3], tl.sel_first);
             w[3] = __byte_perm(x[2], x[3], tl.sel_second);
-            // Vᵀ rows 128·block + d. Block A: chunk w + g_off, g_off 0 or 4, flips bit 2 of the
-            // chunk (bit 6 of the address); block B holds chunks 0-3, so g_off - kGroupsA is 0.
-            const uint32_t dst = g_off < kGroupsA
-                                     ? vt + block * 128 * 128 + c * 16 * 128 + (tl.st_a ^ (g_off * 16u))
-                                     : vt + Tr::kVtBOffset + block * 128 * 64 + c * 16 * 64 + tl.st_b;
-            hopper::stmatrix_x4(dst, w);
+            // Rows 16c.. further: c·16 rows of 128 bytes in block A, of 64 bytes in block B.
+            hopper::stmatrix_x4(unit.vt(vt, tl.st_a + c * 16 * 128, tl.st_b + c * 16 * 64), w);
         }
     }
 }
