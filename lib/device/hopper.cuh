@@ -282,7 +282,7 @@ __device__ __forceinline__ uint64_t make_smem_desc_sw64(uint32_t smem_addr, uint
 }
 
 // wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}: N is the template argument of WgmmaM64
-// (specialized for 64, 80, 128 and 256; another N is one more specialization with its operand lists).
+// (specialized for 64, 80, 128, 160 and 256; another N is one more specialization with its operand lists).
 //   ss<T>(d, desc_a, desc_b, scale_d):     A and B from shared memory (both K-major here:
 //                                          imm-trans-a = imm-trans-b = 0).
 //   rs<T, kTransB>(d, a, desc_b, scale_d): A from registers (4 x b32 per thread: the m16n8k16
@@ -410,6 +410,45 @@ struct WgmmaM64<80> {
                          "wgmma.mma_async.sync.aligned.m64n80k16.f32.f16.f16 " FA_WGMMA_D_REGS_N80
                          ", %40, %41, p, 1, 1, 0, 0;\n}\n"
                          : FA_WGMMA_D_OPERANDS_N80
+                         : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+        }
+    }
+};
+
+// S = Q·Kᵀ at head_dim 128 with rung 7's 160-key tile (ss only; wgmma_traits.cuh, WgmmaTileD128Wide).
+#define FA_WGMMA_D_REGS_N160 "{"\
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15" ", "\
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" ", "\
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47" ", "\
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63" ", "\
+    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79" "}"
+#define FA_WGMMA_D_OPERANDS_N160 \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+    "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+    "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+    "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+    "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+    "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+    "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+    "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+    "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+    "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79])
+
+template <>
+struct WgmmaM64<160> {
+    template <typename T>
+    static __device__ __forceinline__ void ss(float (&d)[80], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
+        if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %82, 0;\n"
+                         "wgmma.mma_async.sync.aligned.m64n160k16.f32.bf16.bf16 " FA_WGMMA_D_REGS_N160
+                         ", %80, %81, p, 1, 1, 0, 0;\n}\n"
+                         : FA_WGMMA_D_OPERANDS_N160
+                         : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+        } else {
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %82, 0;\n"
+                         "wgmma.mma_async.sync.aligned.m64n160k16.f32.f16.f16 " FA_WGMMA_D_REGS_N160
+                         ", %80, %81, p, 1, 1, 0, 0;\n}\n"
+                         : FA_WGMMA_D_OPERANDS_N160
                          : "l"(desc_a), "l"(desc_b), "r"(scale_d));
         }
     }

@@ -45,7 +45,8 @@ struct WgmmaTileD128 {
     // lifts rung 7 non-causal by 2-12 % (2x16x8192 578 -> 610, 1x16x16384 573 -> 642, GQA
     // 4x32(kv 8)x8192 607 -> 635), but rung 9 at 176 keys has room for one Q buffer only and
     // loses more than it gains (663 -> 630, 676 -> 659, 512: 486 -> 409); rung 9 at 128 stays the
-    // best kernel, so the tile was not kept.
+    // best kernel, so the tile was not kept. Since session 14 rung 7 runs 160 keys from 2,048
+    // rows on (WgmmaTileD128Wide below); 128 stays the tile of every shorter problem and rung.
     static constexpr int kBlockN = 128;
     // As deep as shared memory allows: Q 32 KB + 3 x (K 32 KB + V 32 KB) = 224 KB of 227 KB.
     static constexpr int kStages = 3;
@@ -53,6 +54,20 @@ struct WgmmaTileD128 {
     // 64 key columns (session 11 calls 9-10: +1-3 % against after them all, 2x16x8192x128 rung 9
     // 629 -> 646; before them all, -2 to -5 %).
     static constexpr int kPvWaitColumn = 64;
+};
+
+// Head_dim 128 with 160 keys, rung 7's tile for long problems (issue #10; the rule that picks it:
+// 07_wgmma_overlap.cu). What does not grow with a tile's keys (the row max's shuffles, alpha and
+// the O rescale: 64 FMUL per thread, the ring's and the token's waits, the issue window) is
+// spread over 160 keys instead of 128. Two stages: Q 32 KB + 2 x (K 40 KB + V 40 KB) = 192 KB (a
+// third would need 272). Registers: O 64 + S 80 + P 40 = 184 of the consumers' 240, no spill.
+// Why 160 and not FA3's 176 (2 x (44 + 44) + 32 = 208 KB), and not on rung 9 (2 x 32 KB of Q
+// + 160 KB = 224 KB fits its second Q buffer): both measured in session 14 call 1, below the
+// 160-key rung 7 on every long shape (07_wgmma_overlap.cu has the numbers).
+template <typename T_>
+struct WgmmaTileD128Wide : WgmmaTileD128<T_> {
+    static constexpr int kBlockN = 160;
+    static constexpr int kStages = 2;
 };
 
 template <typename T_>
@@ -142,8 +157,8 @@ struct TileTraits : Config {
     static_assert(kHeadDim % 64 == 0, "rows are whole 128-byte swizzle atoms (64 elements)");
     static_assert(kHeadDim == 64 || kHeadDim == 128 || kHeadDim == 256,
                   "O += P·V uses wgmma N = head_dim (hopper.cuh has N = 64, 128, 256)");
-    static_assert(kBlockN == 64 || kBlockN == 80 || kBlockN == 128,
-                  "S = Q·Kᵀ uses wgmma N = kBlockN (hopper.cuh has ss for N = 64, 80, 128)");
+    static_assert(kBlockN == 64 || kBlockN == 80 || kBlockN == 128 || kBlockN == 160,
+                  "S = Q·Kᵀ uses wgmma N = kBlockN (hopper.cuh has ss for N = 64, 80, 128, 160)");
     static_assert(kBlockN % 16 == 0, "P·V takes whole k16 steps of keys");
     static_assert(kBlockM <= 256 && kBlockN <= 256, "a TMA box spans at most 256 rows");
     static_assert(kConsumerWarpgroups >= 1 && kNThreads <= 1024, "1..8 consumer warpgroups");

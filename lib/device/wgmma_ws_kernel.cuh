@@ -82,6 +82,13 @@ struct WgmmaWsD128 : WgmmaTileD128<T_> {
     static constexpr int kConsumerRegs = 240;
 };
 
+// Rung 7's 160-key head_dim-128 tile at the head_dim-128 split.
+template <typename T_>
+struct WgmmaWsD128Wide : WgmmaTileD128Wide<T_> {
+    static constexpr int kProducerRegs = 24;
+    static constexpr int kConsumerRegs = 240;
+};
+
 // 512 threads enter with 128 registers. 160 is the most a multiple of 8 allows 384 consumer threads
 // beside a 24-register producer (65536 - 128·24 = 62464 >= 384·160; 168 would need 64512), and
 // 128·32 + 384·160 = 512·128: the producer keeps the rest. Rung 7's O 32 + S 64 + P 32 fit
@@ -386,10 +393,11 @@ KernelInstance ws_instance(DefaultRule rule = {}) {
 }
 
 // The rows of a rung that runs Schedule: the tuned tiles above, bf16 and fp16, d=128 first, then
-// the d=128 decode tile (not the default for prefill: check_support).
+// the d=128 decode tile (not the default for prefill: check_support). Rung 7 adds its own rows
+// after these (07_wgmma_overlap.cu).
 template <class Schedule>
-const std::vector<KernelInstance>& ws_instances() {
-    static const std::vector<KernelInstance> instances = {
+std::vector<KernelInstance> ws_rows() {
+    return {
         ws_instance<WgmmaWsD128<__nv_bfloat16>, Schedule>(),
         ws_instance<WgmmaWsD64<__nv_bfloat16>, Schedule>(),
         ws_instance<WgmmaWsD128<__half>, Schedule>(),
@@ -399,7 +407,6 @@ const std::vector<KernelInstance>& ws_instances() {
         ws_instance<WgmmaWsD128Decode<__nv_bfloat16>, Schedule>(kRowsFitOneBlock),
         ws_instance<WgmmaWsD128Decode<__half>, Schedule>(kRowsFitOneBlock),
     };
-    return instances;
 }
 
 }  // namespace fa::wgmma

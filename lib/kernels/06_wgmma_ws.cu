@@ -125,6 +125,9 @@ struct PingPongSchedule {
 
 }  // namespace
 
-const std::vector<KernelInstance>& wgmma_ws_instances() { return wgmma::ws_instances<PingPongSchedule>(); }
+const std::vector<KernelInstance>& wgmma_ws_instances() {
+    static const std::vector<KernelInstance> instances = wgmma::ws_rows<PingPongSchedule>();
+    return instances;
+}
 
 }  // namespace fa

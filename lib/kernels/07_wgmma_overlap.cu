@@ -93,12 +93,36 @@
 // 8x32x2048 causal 312 -> 333), d128 +1-3 % (2x16x8192 613 -> 627, causal 578 -> 594; GQA
 // 633 -> 646), d256 and decode level.
 //
+// Session 14: 160 keys a tile at head_dim 128 (WgmmaTileD128Wide in wgmma_traits.cuh, 2 stages,
+// 197,704 B), the default from 2,048 query and key rows on (kLongRows below). What a tile costs
+// besides its GEMMs and exponentials does not grow with its keys (the row max's shuffles, alpha,
+// the O rescale's 64 FMUL per thread, two ring waits and the token's two bar.syncs, the issue
+// window); at 160 keys it is spread over 25 % more work. FA3 runs 176 keys non-causal for that
+// reason; session 9 measured 176 on this rung +2-12 % but kept 128 because rung 9 was then the
+// best kernel and could not fit 176 with its second Q buffer. Session 14 call 1 (H100 SXM, bf16,
+// 16 heads, 5 + 30 launches, three rounds, tile order rotating, TFLOP/s medians, rung 7 at 128 ->
+// 160 keys; in parentheses 176 keys, and rung 9 at 128 -> 160 keys with both Q buffers):
+//   S = 512    414 -> 361 (400; rung 9 483 -> 429), causal 258 -> 235: four 160-key tiles for 512
+//              keys, 25 % of the work padding;
+//   8x16x2048  578 -> 589 (566; 589 -> 609), causal 449 -> 452 (434; 495 -> 487);
+//   4x16x4096  604 -> 622 (610; 619 -> 619), causal 529 -> 525 (521; 553 -> 536);
+//   2x16x8192  650 -> 674 (663; 654 -> 664), causal 611 -> 624 (602; 624 -> 611);
+//   4x16x8192  624 -> 659 (649; 655 -> 650), causal 611 -> 643 (626; 601 -> 607);
+//   1x16x16384 660 -> 703 (677; 665 -> 678), causal 658 -> 699 (679; 651 -> 661).
+// 176 keys lost to 160 at every point, and rung 9 gained only at 2,048 and 16k: neither was kept.
+// On the default timing rule (steady state, call 2) 128 -> 160: 2x16x8192 630 -> 662, causal 542 ->
+// 595; 4x16x8192 626 -> 646, 567 -> 582; 1x16x16384 645 -> 685, 603 -> 659; GQA 4x32(kv 8)x8192
+// (call 4, bursts) 647 -> 672, causal 521 -> 630. In the FA2 grid with FA4 and cuDNN (call 3) this
+// rung is the best fa-bench kernel at 5 of the 8 head_dim-128 points from 4,096 rows on, rung 9 at
+// the other 3 (README: Results on an H100).
+//
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; 0-byte stack frame, no spills, no LDL/STL):
 //   dtype      D    M x N x threads (+128 launched)  stages  smem (B)   regs (entry/producer/consumer)
 //   bf16/fp16  128  128 x 128 x 256                  3       230,480    168 / 24 / 240 (uses R0-R184)
 //   bf16/fp16  64   192 x 128 x 384                  4       156,776    128 / 32 / 160 (uses R0-R157)
 //   bf16/fp16  256  128 x 80 x 256                   2       230,472    168 / 24 / 240
 //   bf16/fp16  128  64 x 128 x 128 (decode)           3       209 KiB    192, no setmaxnreg
+//   bf16/fp16  128  128 x 160 x 256 (long rows)       2       197,704    168 / 24 / 240
 //
 // The decode tile (session 9, WgmmaWsD128Decode in wgmma_ws_kernel.cuh): one consumer warpgroup of
 // 64 rows, the default where every query row of a (batch, K/V head) fits it (its DefaultRule;
@@ -115,6 +139,27 @@
 
 namespace fa {
 
-const std::vector<KernelInstance>& wgmma_overlap_instances() { return wgmma::ws_instances<wgmma::OverlapSchedule>(); }
+namespace {
+
+// Where the 160-key head_dim-128 tile (wgmma_traits.cuh, WgmmaTileD128Wide) replaces the 128-key
+// one: at least 2,048 query and key rows, causal or not (session 14 call 1, the header's table:
+// +2 to +7 % from 2,048 rows on, -1 % at one causal point; -13 % at 512, where 512 keys are four
+// 160-key tiles, 25 % of them padding). Under 2,048 keys the last tile's padding passes 1.6 %.
+bool long_rows(const KernelInfo&, const KernelInstance&, const ProblemShape& p) {
+    return p.seqlen_q >= 2048 && p.seqlen_k >= 2048;
+}
+constexpr DefaultRule kLongRows{&long_rows, "seqlen_q and seqlen_k >= 2048"};
+
+}  // namespace
+
+const std::vector<KernelInstance>& wgmma_overlap_instances() {
+    static const std::vector<KernelInstance> instances = [] {
+        std::vector<KernelInstance> rows = wgmma::ws_rows<wgmma::OverlapSchedule>();
+        rows.push_back(wgmma::ws_instance<wgmma::WgmmaWsD128Wide<__nv_bfloat16>, wgmma::OverlapSchedule>(kLongRows));
+        rows.push_back(wgmma::ws_instance<wgmma::WgmmaWsD128Wide<__half>, wgmma::OverlapSchedule>(kLongRows));
+        return rows;
+    }();
+    return instances;
+}
 
 }  // namespace fa

@@ -53,6 +53,8 @@ TEST_CASE("check_support on tiled kernels names the valid tiles", "[registry]") 
         fa::ProblemShape p;
         p.dtype = first.dtype;
         p.head_dim = first.head_dim;
+        // 1,024 rows: no row's DefaultRule names the problem (rung 7's 160-key tile takes 2,048 on).
+        p.seqlen_q = p.seqlen_k = 1024;
         const fa::KernelInstance* inst = nullptr;
         // No tile given: the first (default) instance.
         REQUIRE(fa::check_support(k, p, nullptr, 90, 227 * 1024, &inst).empty());
@@ -337,6 +339,40 @@ TEST_CASE("a row's DefaultRule makes it the default for the problems it names", 
         REQUIRE(fa::check_support(*k, p, &big, 90, 227 * 1024, &inst).empty());
         CHECK(inst->tile == big);
     }
+
+    // Rung 7 at head_dim 128: the 160-key tile from 2,048 query and key rows on, causal or not
+    // (07_wgmma_overlap.cu); rungs 6 and 9 keep 128 keys. The decode tile's rule comes first.
+    p.heads_kv = 0;
+    const struct {
+        int seqlen_q, seqlen_k;
+        bool causal;
+        int overlap_n;
+    } d128[] = {{2048, 2048, false, 160}, {8192, 8192, true, 160}, {16384, 4096, false, 160},
+                {2047, 8192, false, 128}, {8192, 2047, true, 128}, {512, 512, false, 128}};
+    for (fa::DType dtype : {fa::DType::BFloat16, fa::DType::Float16})
+        for (const auto& c : d128) {
+            INFO(fa::dtype_name(dtype) << " seqlen_q " << c.seqlen_q << " seqlen_k " << c.seqlen_k << " causal "
+                                       << c.causal);
+            p.dtype = dtype;
+            p.seqlen_q = c.seqlen_q;
+            p.seqlen_k = c.seqlen_k;
+            p.causal = c.causal;
+            for (const char* slug : {"wgmma_ws", "wgmma_overlap", "wgmma_persistent"}) {
+                INFO(slug);
+                REQUIRE(fa::check_support(*fa::find_kernel(slug), p, nullptr, 90, 227 * 1024, &inst).empty());
+                const int n = std::string(slug) == "wgmma_overlap" ? c.overlap_n : 128;
+                CHECK(inst->tile == fa::TileConfig{128, n, 256});
+            }
+        }
+    p.dtype = fa::DType::BFloat16;
+    p.seqlen_q = 1;  // rows fit 64: the decode tile, whatever seqlen_k
+    REQUIRE(fa::check_support(*fa::find_kernel("wgmma_overlap"), p, nullptr, 90, 227 * 1024, &inst).empty());
+    CHECK(inst->tile.m_block_size == 64);
+    p.seqlen_q = 8192;  // a tile flag still wins
+    const fa::TileConfig narrow{128, 128, 256};
+    REQUIRE(fa::check_support(*fa::find_kernel("wgmma_overlap"), p, &narrow, 90, 227 * 1024, &inst).empty());
+    CHECK(inst->tile == narrow);
+    p.causal = false;
 
     // Rung 9 at head_dim 64: the 128-row tile for causal problems of at most 1,024 rows.
     const fa::KernelInfo* persistent = fa::find_kernel("wgmma_persistent");
