@@ -105,6 +105,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--warmup_iterations", type=int, default=5, help="untimed launches first (default 5)")
     parser.add_argument("--warmup_time", type=float, default=0.2,
                         help="then seconds of untimed launches, at least (default 0.2, as fa-bench)")
+    parser.add_argument("--gpu_warmup_time", type=float, default=1.0,
+                        help="seconds of warm-up instead for a row that follows >= 0.5 s without timed "
+                             "launches (the first row, a row after a JIT compile): as fa-bench's first "
+                             "row (default 1)")
     parser.add_argument("--iterations", type=int,
                         help="exactly N timed launches (default: batches of 20 until --min_time, as fa-bench's "
                              "stopping rule)")
@@ -173,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--iterations must be >= 1")
     if args.warmup_iterations < 0:
         parser.error("--warmup_iterations must be >= 0")
-    for flag in ("warmup_time", "min_time"):
+    for flag in ("warmup_time", "gpu_warmup_time", "min_time"):
         value = getattr(args, flag)
         if not math.isfinite(value) or value < 0:
             parser.error(f"--{flag} must be a finite number of seconds >= 0")
@@ -229,6 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = Settings(warmup_iterations=args.warmup_iterations, iterations=args.iterations or DEFAULT_BATCH,
                         use_cold_l2=args.use_cold_l2, check=args.check, seed=args.seed, device=args.device,
                         num_splits=tuple(dict.fromkeys(args.num_splits)), warmup_time=args.warmup_time,
+                        gpu_warmup_time=args.gpu_warmup_time,
                         min_time=0.0 if args.iterations else args.min_time, max_time=args.max_time)
     rows = run_problems(torch, problems, backends, skip, tiles, settings, schema.columns, analytic,
                         schema.tolerance, Path(args.csv) if args.csv else None)

@@ -636,15 +636,40 @@ def enqueue_gpu_sleep(torch, ms: float, clock_mhz: float) -> None:
         sleep(int(ms * 1e-3 * clock_mhz * 1e6))
 
 
+# A row that starts at least this long after the GPU last ran timed launches of this process (or
+# the process's first row) warms up for max(warmup_time, gpu_warmup_time): the GPU idled through a
+# backend's JIT compile (FA4, the CuTe DSL example: seconds per new shape), the inputs, the
+# reference, and its clocks and power state are what idling left. fa-bench's --gpu_warmup_time
+# does this for a process's first row; its later rows follow each other within the host-side
+# check. Measured (H100, session 14 calls 3 and 5): with 0.2 s of warm-up, FA4's and cuDNN's rows
+# after a compile read 270-340 W mean power at 1,600-1,720 MHz where fa-bench's read ~700 W at
+# ~1,500, and with 3 s they came out 1-7 % slower (FA4 1x16x16384x128 causal 679 -> 631).
+IDLE_GAP_S = 0.5
+
+
+class GpuIdle:
+    """When this process last had the GPU busy with timed launches (time.perf_counter)."""
+
+    def __init__(self) -> None:
+        self.last_busy: float | None = None
+
+    def idle_now(self) -> bool:
+        return self.last_busy is None or time.perf_counter() - self.last_busy >= IDLE_GAP_S
+
+    def mark_busy(self) -> None:
+        self.last_busy = time.perf_counter()
+
+
 def time_launches(torch, launch: Callable[[], object], settings: "Settings",
                   flush_l2: Callable[[], object] | None,
-                  clock_mhz: float, host_us_per_call: float, sampler=None) -> dict:
+                  clock_mhz: float, host_us_per_call: float, sampler=None, idle: GpuIdle | None = None) -> dict:
     """Time `launch` the way fa-bench does (app/timing.cpp), so a peer's row and fa-bench's stand in
     the same power and clock state (a GPU at its power cap clocks down after ~0.1 s of dense math;
     five warm-ups and twenty timed launches of a 3 ms kernel end before that, fa-bench's rows do not):
 
     - warm-up: settings.warmup_iterations launches, then batches of settings.iterations launches,
-      each batch between one event pair, until their GPU time reaches settings.warmup_time seconds;
+      each batch between one event pair, until their GPU time reaches settings.warmup_time seconds,
+      or settings.gpu_warmup_time when `idle` says the GPU idled before this row (IDLE_GAP_S);
     - timed: batches of settings.iterations launches, each launch between its own event pair,
       until the launches' times sum to settings.min_time seconds (at least one batch), or the
       timed part has taken settings.max_time seconds of wall time. With min_time 0 that is exactly
@@ -654,11 +679,14 @@ def time_launches(torch, launch: Callable[[], object], settings: "Settings",
     (a gpu_clocks.ClockSampler), reads the GPU's clocks from the first timed batch to the last, as
     fa-bench's rows do. Returns the per-launch times in ms, the warm-up launch count, the warm-up's
     GPU time in ms and the sampler's readings (None without one)."""
+    warmup_time = settings.warmup_time
+    if idle is not None and idle.idle_now():
+        warmup_time = max(warmup_time, settings.gpu_warmup_time)
     for _ in range(settings.warmup_iterations):
         launch()
     torch.cuda.synchronize()
     warmup_launches, warmup_ms = settings.warmup_iterations, 0.0
-    while warmup_ms < settings.warmup_time * 1e3:
+    while warmup_ms < warmup_time * 1e3:
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         for _ in range(settings.iterations):
@@ -678,6 +706,8 @@ def time_launches(torch, launch: Callable[[], object], settings: "Settings",
         times = _timed_batches(torch, launch, settings, flush_l2, clock_mhz, host_us_per_call, wall_start)
     finally:  # the sampler's thread ends with the timed part, also when a launch raises
         samples = sampler.stop() if sampler is not None else None
+    if idle is not None:
+        idle.mark_busy()
     return {"times": times, "warmup_iterations": warmup_launches, "warmup_ms": warmup_ms, "clock_samples": samples}
 
 
@@ -724,13 +754,14 @@ class Settings:
     num_splits: tuple = (0,)  # split counts of the backends that take one (0: the backend's heuristic)
     # fa-bench's stopping rule, minus its noise target (time_launches): seconds of GPU time.
     warmup_time: float = 0.0
+    gpu_warmup_time: float = 0.0  # a row after the GPU idled (time_launches, IDLE_GAP_S)
     min_time: float = 0.0
     max_time: float = 2.0
 
 
 def measure(torch, backend: Backend, p: Problem, inputs: Inputs, scale: float, variant,
             reference, tolerance: tuple[float, float], settings: Settings, flush_l2, clock_mhz: float,
-            sensor=None) -> dict:
+            sensor=None, idle: GpuIdle | None = None) -> dict:
     """Time one backend on one problem (at a variant: tile or split count): timing stats + check
     fields (+ what the backend says it did), or a note. A dtype the backend does not take is
     refused before its inputs are touched."""
@@ -760,7 +791,7 @@ def measure(torch, backend: Backend, p: Problem, inputs: Inputs, scale: float, v
             result.update(compare_with_reference(torch, to_bhsd(out, backend.layout), reference, tolerance))
         del out
         sampler = gpu_clocks.ClockSampler(sensor) if sensor is not None else None
-        timed = time_launches(torch, launch, settings, flush_l2, clock_mhz, backend.host_us_per_call, sampler)
+        timed = time_launches(torch, launch, settings, flush_l2, clock_mhz, backend.host_us_per_call, sampler, idle)
     result.update(timing_stats(timed["times"]))
     if timed["clock_samples"] is not None:
         result.update(gpu_clocks.clock_columns(timed["clock_samples"], sensor.limits))
@@ -786,6 +817,7 @@ def run_problems(torch, problems: Sequence[Problem], backends: Sequence[Backend]
             print(f"{PROG}: no clock, power or throttle readings ({why_not}): those columns stay empty",
                   file=sys.stderr)
     flush_l2 = l2_flusher(torch, settings.device) if settings.use_cold_l2 and ready else None
+    idle = GpuIdle()
     rows = []
     for p in problems:
         scale = float(analytic[p.key]["softmax_scale"])  # the scale fa-bench's rows use
@@ -813,7 +845,7 @@ def run_problems(torch, problems: Sequence[Problem], backends: Sequence[Backend]
                 for b, t in jobs:
                     if (b.name, t) not in runs:
                         runs[(b.name, t)] = measure(torch, b, p, inputs, scale, t, reference, tolerance_of(p.dtype),
-                                                    settings, flush_l2, clock_mhz, sensor)
+                                                    settings, flush_l2, clock_mhz, sensor, idle)
                         torch.cuda.empty_cache()  # an OOM'd math backend must not starve the next one
                 del inputs, reference
                 torch.cuda.empty_cache()

@@ -256,7 +256,7 @@ def test_gqa_reaches_the_sdpa_backends_with_kv_heads_and_enable_gqa(monkeypatch,
     out = tmp_path / "peers.csv"
     code = peers.main(["--backends", "fa2,cudnn", "--batch_size", "2", "--seqlen_q", "1", "--seqlen_k", "4096",
                        "--num_head", "32", "--num_head_kv", "32,8", "--head_dim", "128", "--iterations", "3",
-                       "--warmup_iterations", "1", "--warmup_time", "0", "--csv", str(out)])
+                       "--warmup_iterations", "1", "--warmup_time", "0", "--gpu_warmup_time", "0", "--csv", str(out)])
     assert code == 0
     # Repeats collapsed: both backends get the same arguments, so one entry per problem remains.
     first_calls = [c for i, c in enumerate(calls) if i == 0 or c != calls[i - 1]]
@@ -293,7 +293,8 @@ def test_fa4_gets_kv_heads_natively_and_one_row_per_split_count(monkeypatch, tmp
     out = tmp_path / "peers.csv"
     code = peers.main(["--backends", "fa4", "--batch_size", "1", "--seqlen_q", "1", "--seqlen_k", "8192",
                        "--num_head", "32", "--num_head_kv", "8", "--head_dim", "128", "--num_splits", "0,1,4",
-                       "--iterations", "2", "--warmup_iterations", "0", "--warmup_time", "0", "--csv", str(out)])
+                       "--iterations", "2", "--warmup_iterations", "0", "--warmup_time", "0", "--gpu_warmup_time", "0",
+                       "--csv", str(out)])
     assert code == 0
     # FA4 takes (B, S, H, D): K/V with their 8 heads; num_splits exactly as given.
     assert {c[:4] for c in calls} == {("fa4", (1, 1, 32, 128), (1, 8192, 8, 128), (1, 8192, 8, 128))}
@@ -369,19 +370,48 @@ def test_peers_warm_up_and_time_for_as_long_as_fa_bench_by_default(monkeypatch, 
     # 5 warm-up launches, then batches of 20 between one event pair (the fake's pair reads 0.25 ms)
     # until 1 ms of GPU time: 4 batches, 80 launches; timed launches (0.25 ms each) in batches of
     # 20 until they sum to 12 ms: 3 batches, 60 launches.
-    calls, row = run_cudnn_once(monkeypatch, tmp_path, "--warmup_time", "0.001", "--min_time", "0.012")
+    calls, row = run_cudnn_once(monkeypatch, tmp_path, "--warmup_time", "0.001", "--gpu_warmup_time", "0",
+                                "--min_time", "0.012")
     assert len(calls) == 1 + 5 + 80 + 60  # the first (checking) launch, warm-up, timed
     assert (row["warmup_iterations"], row["iterations"]) == ("85", "60")
     assert float(row["warmup_ms"]) == pytest.approx(1.0)
     assert row["time_ms_median"] == "0.25"
-    # The defaults are fa-bench's: 0.2 s of warm-up (800 batches here), 0.2 s timed.
+    # The defaults are fa-bench's: 0.2 s timed, and a process's first row warms up for 1 s
+    # (--gpu_warmup_time; 4,000 batches here) where later ones take 0.2 s (next test).
     calls, row = run_cudnn_once(monkeypatch, tmp_path)
-    assert (row["warmup_iterations"], row["iterations"]) == (str(5 + 800 * 20), "800")
+    assert (row["warmup_iterations"], row["iterations"]) == (str(5 + 4000 * 20), "800")
+    assert float(row["warmup_ms"]) == pytest.approx(1000.0)
+
+
+def test_a_row_after_the_gpu_idled_warms_up_for_gpu_warmup_time(monkeypatch, tmp_path):
+    # Three rows timed through one tracker, on a wall clock that advances 0.1 s per reading: the
+    # first row (nothing ran before) takes --gpu_warmup_time; the second starts within IDLE_GAP_S
+    # of the first's timed launches and takes --warmup_time; then 2 s pass without launches (a
+    # backend's JIT compile) and the third takes --gpu_warmup_time again.
+    now = [0.0]
+
+    def perf_counter():
+        now[0] += 0.1
+        return now[0]
+    monkeypatch.setattr(common.time, "perf_counter", perf_counter)
+    torch, calls = recording_torch(monkeypatch)
+    idle = common.GpuIdle()
+    settings = common.Settings(warmup_iterations=0, iterations=20, use_cold_l2=False, check=False, seed=0, device=0,
+                               warmup_time=0.001, gpu_warmup_time=0.004, min_time=0.0)
+    launch = lambda: None  # noqa: E731 -- the fake events time every batch at 0.25 ms
+    first = common.time_launches(torch, launch, settings, None, 1980.0, 20.0, None, idle)
+    second = common.time_launches(torch, launch, settings, None, 1980.0, 20.0, None, idle)
+    now[0] += 2.0  # the next backend's compile
+    third = common.time_launches(torch, launch, settings, None, 1980.0, 20.0, None, idle)
+    assert [r["warmup_ms"] for r in (first, second, third)] == pytest.approx([4.0, 1.0, 4.0])
+    assert common.IDLE_GAP_S == 0.5
+    # Without a tracker (or with --gpu_warmup_time 0) every row takes --warmup_time.
+    assert common.time_launches(torch, launch, settings, None, 1980.0, 20.0)["warmup_ms"] == pytest.approx(1.0)
 
 
 def test_peers_iterations_means_exactly_that_many_timed_launches(monkeypatch, tmp_path):
     calls, row = run_cudnn_once(monkeypatch, tmp_path, "--iterations", "30", "--warmup_iterations", "5",
-                                "--warmup_time", "0", "--min_time", "5")
+                                "--warmup_time", "0", "--gpu_warmup_time", "0", "--min_time", "5")
     assert len(calls) == 1 + 5 + 30  # --min_time does not apply once --iterations is given
     assert (row["warmup_iterations"], row["iterations"], row["warmup_ms"]) == ("5", "30", "0")
 
@@ -398,6 +428,7 @@ def test_peers_max_time_ends_timing(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("flags, message", [
     (["--warmup_time", "-1"], "--warmup_time must be a finite number of seconds >= 0"),
+    (["--gpu_warmup_time", "inf"], "--gpu_warmup_time must be a finite number of seconds >= 0"),
     (["--min_time", "nan"], "--min_time must be a finite number of seconds >= 0"),
     (["--max_time", "0"], "--max_time must be a finite number of seconds > 0"),
     (["--iterations", "0"], "--iterations must be >= 1"),
