@@ -110,6 +110,8 @@
 //   4x16x8192  624 -> 659 (649; 655 -> 650), causal 611 -> 643 (626; 601 -> 607);
 //   1x16x16384 660 -> 703 (677; 665 -> 678), causal 658 -> 699 (679; 651 -> 661).
 // 176 keys lost to 160 at every point, and rung 9 gained only at 2,048 and 16k: neither was kept.
+// The P·V wait stays after 64 columns (kPvWaitColumn): after 80 or 96 of the 160 measured -2 to -4 %
+// and -1 to -7 % at 8k-16k (call 6; one point, 4x16x8192 non-causal, +3 % at 80).
 // On the default timing rule (steady state, call 2) 128 -> 160: 2x16x8192 630 -> 662, causal 542 ->
 // 595; 4x16x8192 626 -> 646, 567 -> 582; 1x16x16384 645 -> 685, 603 -> 659; GQA 4x32(kv 8)x8192
 // (call 4, bursts) 647 -> 672, causal 521 -> 630. In the FA2 grid with FA4 and cuDNN (call 3) this
