@@ -28,9 +28,10 @@ Environment:
   FA_CUTE_EXAMPLE  the CuTe DSL example flash_attention_v2.py, or a CUTLASS checkout (for cute)
   PEERS_ARGS       extra peers.py flags           (default --check: costs seconds, only the
                    smallest grid points are small enough to check). Both sides time by default
-                   with fa-bench's rule (0.2 s warm-up, >= 0.2 s timed); for short bursts on both:
-                   FA_BENCH_ARGS="--iterations 30 --warmup_iterations 5 --warmup_time 0"
-                   PEERS_ARGS="--iterations 30 --warmup_iterations 5 --warmup_time 0"
+                   with fa-bench's rule (0.2 s warm-up, >= 0.2 s timed; 1 s for a row after the
+                   GPU idled); for short bursts on both, without the idle warm-up on either side:
+                   FA_BENCH_ARGS="--iterations 30 --warmup_iterations 5 --warmup_time 0 --gpu_warmup_time 0"
+                   PEERS_ARGS="--iterations 30 --warmup_iterations 5 --warmup_time 0 --gpu_warmup_time 0"
   PYTHON           interpreter for peers.py       (default python3; it needs torch)
 Grid fa2 (as peers.py --grid fa2): 16k tokens, seqlen 512..16384, batch = 16384/seqlen, with
 (head_dim 64, 32 heads), (head_dim 128, 16 heads) and (head_dim 256, 16 heads); plus fa-bench's
