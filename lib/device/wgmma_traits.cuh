@@ -101,7 +101,11 @@ struct WgmmaTileD256 {
     // Q·Kᵀ reads A (Q, 2 KB) and B (K, N·32 B) from shared memory per m64nNk16 wgmma of N/2
     // tensor-core cycles, (4096 / N + 64) B per cycle against the SM's 128: 128 at N = 64, 115 at
     // N = 80. Measured (H100, 2x16x8192x256, one call, session 8): rung 5 582 -> 609 TFLOP/s; with
-    // K and V released apart (wgmma_ws_kernel.cuh) rungs 6 / 7 514 / 443 -> 668 / 700.
+    // K and V released apart (wgmma_ws_kernel.cuh) rungs 6 / 7 514 / 443 -> 668 / 700. 64 keys
+    // where 80 pads the key range most (512 keys: 560 computed) measured level at 512 (rungs 7 and
+    // 9, 483-489 TFLOP/s either way, causal 318-322) and 2-5 % slower at 1,024 and 2,048 (session
+    // 14 call 10, 2 stages): at 512 the kernel waits on memory and the CTAs' fixed cost, not on
+    // the padded tile, so the tile stays 80 everywhere.
     static constexpr int kBlockN = 80;
     // Q 64 KB + 2 x (K 40 KB + V 40 KB) = 224 KB of 227 KB; a third stage does not fit.
     static constexpr int kStages = 2;
