@@ -84,6 +84,13 @@
 // inside the softmax (overlap_schedule.cuh; call 10, three rounds): 2x16x8192x128 629 -> 646,
 // causal 592 -> 604; 2x32x8192x64 level to +1.5 %, 8x32x2048x64 causal 341 -> 363; d256 level.
 //
+// Session 14 (results/nvidia-h100-80gb-hbm3/session14/, H100 SXM, bf16): head_dim 256 with 48-key
+// tiles (2 stages of 48 keys, 96 KB, so that the second Q buffer fits: 226 KiB) measured -4 to -6 %
+// at 32x16x512 and -8 to -13 % at 1,024 and 2,048 keys against the 80-key tile with one Q buffer
+// (call 11): S = Q·Kᵀ at N = 48 reads more shared memory per FLOP than the overlap of Q saves. And
+// 160-key head_dim-128 tiles with both Q buffers (224 KB) were mixed, -12 % at 512 to +3.5 % at
+// 2,048 (call 1): rung 7 took that tile (07_wgmma_overlap.cu), this rung keeps 128.
+//
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; regs entry/producer/consumer as rung 7; the short
 // causal head_dim-64 128 x 128 tile: 4 stages, 162 KiB, no spills, 168 registers): no spills at
 // any head_dim (d256 spilled 28 bytes outside the tile loop until session 11's uniform index).
