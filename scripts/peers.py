@@ -49,8 +49,9 @@ from typing import Sequence
 
 import fa_schema
 from peer_backends import AUTO, BACKENDS
-from peer_backends.common import (PROG, Backend, Problem, Refusal, Settings, cartesian_problems, decode_grid,
-                                  fa2_grid, format_table, parse_int_list, parse_name_list, run_problems, tiles_of)
+from peer_backends.common import (PROG, Backend, Problem, Refusal, cartesian_problems, decode_grid, fa2_grid,
+                                  format_table, parse_int_list, parse_name_list, run_problems, tiles_of)
+from peer_backends.timing import Settings
 
 # The problem flags, named as fa-bench's; their defaults are fa-bench's (schema "defaults").
 SHAPE_FLAGS = ("batch_size", "seqlen_q", "seqlen_k", "num_head", "head_dim")

@@ -1,13 +1,12 @@
-"""What every peer backend shares: problems, the timing harness, the check, CSV rows and provenance.
+"""What every peer backend shares: problems, the check, CSV rows and provenance, and measure() /
+run_problems(), which time each backend with the harness in timing.py.
 
 The rows carry exactly fa-bench's CSV columns (from `fa-bench --schema`), with the analytic
 columns (softmax_scale, flops, compulsory_bytes, arithmetic_intensity) copied from fa-bench's
 own rows for the same problem, so a peer's TFLOP/s uses the very FLOP count the kernels use.
 
-Measurement is fa-bench's: untimed warm-up launches (a count, then seconds of GPU time), then each
-timed launch between its own pair of CUDA events, in batches until a minimum time (time_launches);
-median, min, max and noise (stddev / mean) of those times. torch is imported by
-the callers and passed in, so this module imports without it.
+Measurement is fa-bench's (timing.py). torch is imported by the callers and passed in, so this
+module imports without it.
 """
 from __future__ import annotations
 
@@ -19,15 +18,14 @@ import importlib.util
 import itertools
 import math
 import os
-import statistics
 import subprocess
 import sys
-import time
 import warnings
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from . import gpu_clocks
+from .timing import GpuIdle, Settings, l2_flusher, time_launches, timing_stats
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PROG = "peers.py"
@@ -295,19 +293,8 @@ def parse_name_list(text: str) -> list[str]:
 
 
 # ----------------------------------------------------------------------------------------------
-# Statistics, rows, CSV and table (no torch)
+# Rows, CSV and table (no torch)
 # ----------------------------------------------------------------------------------------------
-
-def timing_stats(times_ms: Sequence[float]) -> dict[str, float]:
-    """Median/min/max and noise = 100·stddev/mean (population stddev, as over the whole run)."""
-    mean = statistics.fmean(times_ms)
-    return {
-        "time_ms_median": statistics.median(times_ms),
-        "time_ms_min": min(times_ms),
-        "time_ms_max": max(times_ms),
-        "noise_pct": 100.0 * statistics.pstdev(times_ms) / mean if mean > 0 else 0.0,
-    }
-
 
 def format_value(value) -> str:
     """CSV text of one value: '' for None, ints and text as-is, floats to 6 significant digits."""
@@ -621,142 +608,6 @@ def compare_with_reference(torch, out, ref, tolerance: tuple[float, float]) -> d
     rel_l2_limit, max_rel_limit = tolerance
     passed = finite and rel_l2 <= rel_l2_limit and max_rel <= max_rel_limit
     return {"check": "PASS" if passed else "FAIL", "max_abs_err": max_abs_err, "rel_l2_err": rel_l2}
-
-
-def enqueue_gpu_sleep(torch, ms: float, clock_mhz: float) -> None:
-    """Park the stream in a spin kernel for ~ms so the CPU can queue every timed launch behind it.
-
-    Without it, Python's launch cost (~20-50 µs per SDPA call, more for the CuTe DSL backends)
-    can exceed the kernel itself on the small grid points (B=32, S=512, H=32, D=64 is 8.6 GFLOP:
-    ~20 µs at 400 TFLOP/s), and the GPU would idle inside the timed interval.
-    torch.cuda._sleep is private; skip it if it is gone.
-    """
-    sleep = getattr(torch.cuda, "_sleep", None)
-    if sleep is not None:
-        sleep(int(ms * 1e-3 * clock_mhz * 1e6))
-
-
-# A row that starts at least this long after the GPU last ran timed launches of this process (or
-# the process's first row) warms up for max(warmup_time, gpu_warmup_time): the GPU idled through a
-# backend's JIT compile (FA4, the CuTe DSL example: seconds per new shape), the inputs, the
-# reference, and its clocks and power state are what idling left. fa-bench's --gpu_warmup_time
-# does this for a process's first row; its later rows follow each other within the host-side
-# check. Measured (H100, session 14 calls 3 and 5): with 0.2 s of warm-up, FA4's and cuDNN's rows
-# after a compile read 270-340 W mean power at 1,600-1,720 MHz where fa-bench's read ~700 W at
-# ~1,500, and with 3 s they came out 1-7 % slower (FA4 1x16x16384x128 causal 679 -> 631).
-IDLE_GAP_S = 0.5
-
-
-class GpuIdle:
-    """When this process last had the GPU busy with timed launches (time.perf_counter)."""
-
-    def __init__(self) -> None:
-        self.last_busy: float | None = None
-
-    def idle_now(self) -> bool:
-        return self.last_busy is None or time.perf_counter() - self.last_busy >= IDLE_GAP_S
-
-    def mark_busy(self) -> None:
-        self.last_busy = time.perf_counter()
-
-
-def time_launches(torch, launch: Callable[[], object], settings: "Settings",
-                  flush_l2: Callable[[], object] | None,
-                  clock_mhz: float, host_us_per_call: float, sampler=None, idle: GpuIdle | None = None) -> dict:
-    """Time `launch` the way fa-bench does (app/timing.cpp), so a peer's row and fa-bench's stand in
-    the same power and clock state (a GPU at its power cap clocks down after ~0.1 s of dense math;
-    five warm-ups and twenty timed launches of a 3 ms kernel end before that, fa-bench's rows do not):
-
-    - warm-up: settings.warmup_iterations launches, then batches of settings.iterations launches,
-      each batch between one event pair, until their GPU time reaches settings.warmup_time seconds,
-      or settings.gpu_warmup_time when `idle` says the GPU idled before this row (IDLE_GAP_S);
-    - timed: batches of settings.iterations launches, each launch between its own event pair,
-      until the launches' times sum to settings.min_time seconds (at least one batch), or the
-      timed part has taken settings.max_time seconds of wall time. With min_time 0 that is exactly
-      settings.iterations launches (peers.py: --iterations given).
-
-    flush_l2, when given, runs before each timed launch, outside the events. sampler, when given
-    (a gpu_clocks.ClockSampler), reads the GPU's clocks from the first timed batch to the last, as
-    fa-bench's rows do. Returns the per-launch times in ms, the warm-up launch count, the warm-up's
-    GPU time in ms and the sampler's readings (None without one)."""
-    warmup_time = settings.warmup_time
-    if idle is not None and idle.idle_now():
-        warmup_time = max(warmup_time, settings.gpu_warmup_time)
-    for _ in range(settings.warmup_iterations):
-        launch()
-    torch.cuda.synchronize()
-    warmup_launches, warmup_ms = settings.warmup_iterations, 0.0
-    while warmup_ms < warmup_time * 1e3:
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(settings.iterations):
-            launch()
-        end.record()
-        torch.cuda.synchronize()
-        spent = start.elapsed_time(end)
-        warmup_launches += settings.iterations
-        if spent <= 0:  # a clock that does not advance would never end the loop
-            break
-        warmup_ms += spent
-
-    wall_start = time.perf_counter()
-    if sampler is not None:
-        sampler.start()
-    try:
-        times = _timed_batches(torch, launch, settings, flush_l2, clock_mhz, host_us_per_call, wall_start)
-    finally:  # the sampler's thread ends with the timed part, also when a launch raises
-        samples = sampler.stop() if sampler is not None else None
-    if idle is not None:
-        idle.mark_busy()
-    return {"times": times, "warmup_iterations": warmup_launches, "warmup_ms": warmup_ms, "clock_samples": samples}
-
-
-def _timed_batches(torch, launch: Callable[[], object], settings: "Settings", flush_l2: Callable[[], object] | None,
-                   clock_mhz: float, host_us_per_call: float, wall_start: float) -> list[float]:
-    """time_launches' timed part: batches of settings.iterations launches, each between its own
-    event pair, until min_time of GPU time or max_time of wall time."""
-    times: list[float] = []
-    while True:
-        starts = [torch.cuda.Event(enable_timing=True) for _ in range(settings.iterations)]
-        ends = [torch.cuda.Event(enable_timing=True) for _ in range(settings.iterations)]
-        # The backend's own call cost plus ~50 µs for two event records and an L2 flush, per launch:
-        # the CPU queues the whole batch behind the sleep, so no launch waits for Python.
-        enqueue_gpu_sleep(torch, min((host_us_per_call + 50.0) * 1e-3 * settings.iterations, 200.0), clock_mhz)
-        for start, end in zip(starts, ends):
-            if flush_l2 is not None:
-                flush_l2()
-            start.record()
-            launch()
-            end.record()
-        torch.cuda.synchronize()
-        times += [start.elapsed_time(end) for start, end in zip(starts, ends)]
-        total = sum(times)
-        if total >= settings.min_time * 1e3 or total <= 0 or time.perf_counter() - wall_start >= settings.max_time:
-            return times
-
-
-def l2_flusher(torch, device: int):
-    """A function that overwrites 2× L2 (H100: 2 × 50 MiB), evicting q, k, v and o from L2."""
-    l2_bytes = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 0) or 50 * 2 ** 20
-    buffer = torch.empty(2 * l2_bytes, dtype=torch.uint8, device=f"cuda:{device}")
-    return buffer.zero_
-
-
-@dataclasses.dataclass
-class Settings:
-    """How every backend is measured (the command line's measurement flags)."""
-    warmup_iterations: int
-    iterations: int
-    use_cold_l2: bool
-    check: bool
-    seed: int
-    device: int
-    num_splits: tuple = (0,)  # split counts of the backends that take one (0: the backend's heuristic)
-    # fa-bench's stopping rule, minus its noise target (time_launches): seconds of GPU time.
-    warmup_time: float = 0.0
-    gpu_warmup_time: float = 0.0  # a row after the GPU idled (time_launches, IDLE_GAP_S)
-    min_time: float = 0.0
-    max_time: float = 2.0
 
 
 def measure(torch, backend: Backend, p: Problem, inputs: Inputs, scale: float, variant,

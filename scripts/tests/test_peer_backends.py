@@ -17,7 +17,7 @@ import pytest
 
 import fa_schema
 import peers
-from peer_backends import common, cute_example, fa4, gpu_clocks, torch_sdpa
+from peer_backends import cute_example, fa4, gpu_clocks, timing, torch_sdpa
 from peer_backends.common import Problem, Refusal
 
 EXAMPLE = cute_example.EXAMPLE_FILE
@@ -393,20 +393,20 @@ def test_a_row_after_the_gpu_idled_warms_up_for_gpu_warmup_time(monkeypatch, tmp
     def perf_counter():
         now[0] += 0.1
         return now[0]
-    monkeypatch.setattr(common.time, "perf_counter", perf_counter)
+    monkeypatch.setattr(timing.time, "perf_counter", perf_counter)
     torch, calls = recording_torch(monkeypatch)
-    idle = common.GpuIdle()
-    settings = common.Settings(warmup_iterations=0, iterations=20, use_cold_l2=False, check=False, seed=0, device=0,
+    idle = timing.GpuIdle()
+    settings = timing.Settings(warmup_iterations=0, iterations=20, use_cold_l2=False, check=False, seed=0, device=0,
                                warmup_time=0.001, gpu_warmup_time=0.004, min_time=0.0)
     launch = lambda: None  # noqa: E731 -- the fake events time every batch at 0.25 ms
-    first = common.time_launches(torch, launch, settings, None, 1980.0, 20.0, None, idle)
-    second = common.time_launches(torch, launch, settings, None, 1980.0, 20.0, None, idle)
+    first = timing.time_launches(torch, launch, settings, None, 1980.0, 20.0, None, idle)
+    second = timing.time_launches(torch, launch, settings, None, 1980.0, 20.0, None, idle)
     now[0] += 2.0  # the next backend's compile
-    third = common.time_launches(torch, launch, settings, None, 1980.0, 20.0, None, idle)
+    third = timing.time_launches(torch, launch, settings, None, 1980.0, 20.0, None, idle)
     assert [r["warmup_ms"] for r in (first, second, third)] == pytest.approx([4.0, 1.0, 4.0])
-    assert common.IDLE_GAP_S == 0.5
+    assert timing.IDLE_GAP_S == 0.5
     # Without a tracker (or with --gpu_warmup_time 0) every row takes --warmup_time.
-    assert common.time_launches(torch, launch, settings, None, 1980.0, 20.0)["warmup_ms"] == pytest.approx(1.0)
+    assert timing.time_launches(torch, launch, settings, None, 1980.0, 20.0)["warmup_ms"] == pytest.approx(1.0)
 
 
 def test_peers_iterations_means_exactly_that_many_timed_launches(monkeypatch, tmp_path):
@@ -420,7 +420,7 @@ def test_peers_max_time_ends_timing(monkeypatch, tmp_path):
     # --max_time is wall time, as fa-bench's: a clock that advances 4 ms per reading stops the
     # timed batches after the third (12 ms >= 10 ms), far short of --min_time.
     readings = iter(0.004 * i for i in range(1000))
-    monkeypatch.setattr(common.time, "perf_counter", lambda: next(readings))
+    monkeypatch.setattr(timing.time, "perf_counter", lambda: next(readings))
     calls, row = run_cudnn_once(monkeypatch, tmp_path, "--warmup_time", "0", "--min_time", "10",
                                 "--max_time", "0.01")
     assert row["iterations"] == "60"
@@ -478,7 +478,7 @@ def test_the_clock_sampler_stops_when_a_timed_launch_raises(monkeypatch):
         count[0] += 1
         if count[0] > 3:
             raise RuntimeError("device-side assert")
-    settings = common.Settings(warmup_iterations=2, iterations=5, use_cold_l2=False, check=False, seed=0, device=0)
+    settings = timing.Settings(warmup_iterations=2, iterations=5, use_cold_l2=False, check=False, seed=0, device=0)
     with pytest.raises(RuntimeError, match="device-side assert"):
-        common.time_launches(torch, launch, settings, None, 1980.0, 20.0, sampler)
+        timing.time_launches(torch, launch, settings, None, 1980.0, 20.0, sampler)
     assert sampler._thread is None  # joined: no reader thread left behind

@@ -12,7 +12,8 @@ import peers
 from peer_backends import BACKENDS, peer_kernels, torch_sdpa
 from peer_backends.common import (DECODE_ANCHOR_SHAPES, DECODE_KV_HEADS, DECODE_SERIES_SEQLENS_K, TIME_COLUMNS,
                                   NOTE_MAX_CHARS, Problem, SchemaMismatch, append_rows_to_csv, build_row, decode_grid,
-                                  fa2_grid, format_table, git_commit, one_line, skipped, tiles_of, timing_stats)
+                                  fa2_grid, format_table, git_commit, one_line, skipped, tiles_of)
+from peer_backends.timing import timing_stats
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = REPO_ROOT / "results" / "sample" / "ladder_sample.csv"
