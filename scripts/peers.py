@@ -51,7 +51,7 @@ import fa_schema
 from peer_backends import AUTO, BACKENDS
 from peer_backends.common import (PROG, Backend, Problem, Refusal, cartesian_problems, decode_grid, fa2_grid,
                                   format_table, parse_int_list, parse_name_list, run_problems, tiles_of)
-from peer_backends.timing import Settings
+from peer_backends.timing import IDLE_GAP_S, Settings
 
 # The problem flags, named as fa-bench's; their defaults are fa-bench's (schema "defaults").
 SHAPE_FLAGS = ("batch_size", "seqlen_q", "seqlen_k", "num_head", "head_dim")
@@ -107,8 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--warmup_time", type=float, default=0.2,
                         help="then seconds of untimed launches, at least (default 0.2, as fa-bench)")
     parser.add_argument("--gpu_warmup_time", type=float, default=1.0,
-                        help="seconds of warm-up instead for a row that follows >= 0.5 s without timed "
-                             "launches (the first row, a row after a JIT compile): as fa-bench's first "
+                        help=f"seconds of warm-up instead for a row that follows >= {IDLE_GAP_S} s without "
+                             "timed launches (the first row, a row after a JIT compile): as fa-bench's first "
                              "row (default 1)")
     parser.add_argument("--iterations", type=int,
                         help="exactly N timed launches (default: batches of 20 until --min_time, as fa-bench's "

@@ -82,11 +82,11 @@ struct WgmmaWsD128 : WgmmaTileD128<T_> {
     static constexpr int kConsumerRegs = 240;
 };
 
-// Rung 7's 160-key head_dim-128 tile at the head_dim-128 split.
+// Rung 7's 160-key head_dim-128 tile at the head_dim-128 split (O 64 + S 80 + P 40 fit 240).
 template <typename T_>
 struct WgmmaWsD128Wide : WgmmaTileD128Wide<T_> {
-    static constexpr int kProducerRegs = 24;
-    static constexpr int kConsumerRegs = 240;
+    static constexpr int kProducerRegs = WgmmaWsD128<T_>::kProducerRegs;
+    static constexpr int kConsumerRegs = WgmmaWsD128<T_>::kConsumerRegs;
 };
 
 // 512 threads enter with 128 registers. 160 is the most a multiple of 8 allows 384 consumer threads
