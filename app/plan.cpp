@@ -113,7 +113,8 @@ std::vector<Job> plan_jobs(const ProblemShape& p, const Sweep& sweep, const Devi
             if (tuned) j.tile_note = fmt::format("autotuned {} ago", tune_age(tuned->tuned_at, now));
             j.reason = check_support(*k, p, tile, dev.sm, dev.smem_optin, &j.inst);
             if (j.inst) {
-                j.plan = plan_launch(*k, *j.inst, p, dev.sm_count, resident_ctas_per_sm(dev, *j.inst));
+                j.plan = plan_launch(*k, *j.inst, p, dev.sm_count, resident_ctas_per_sm(dev, *j.inst),
+                                     static_cast<long long>(dev.l2_bytes));
                 if (k->workspace_bytes) j.kernel_workspace = k->workspace_bytes(p);
                 j.workspace = (j.kernel_workspace + 255) / 256 * 256 + splitkv_workspace_bytes(p, j.plan.num_splits);
             }

@@ -20,8 +20,17 @@ bool rows_fit_one_block(const KernelInfo& kernel, const KernelInstance& inst, co
     return inst.tile.m_block_size > 0 && block_series_rows(kernel, inst, p) <= inst.tile.m_block_size;
 }
 
+int causal_lpt_group(const ProblemShape& p, long long head_slots, long long l2_bytes) {
+    if (!p.causal || p.seqlen_k < kLptMinKeys || l2_bytes <= 0 || head_slots <= 1) return 1;
+    const double kv_bytes = 2.0 * p.seqlen_k * p.head_dim * static_cast<double>(input_bytes(p.dtype));
+    const double fit = static_cast<double>(l2_bytes) / std::max(kv_bytes, 1.0);
+    long long group = 1;
+    while (2 * group <= fit && 2 * group <= head_slots) group *= 2;
+    return static_cast<int>(group);
+}
+
 LaunchPlan plan_launch(const KernelInfo& kernel, const KernelInstance& inst, const ProblemShape& p, int sm_count,
-                       int ctas_per_sm) {
+                       int ctas_per_sm, long long l2_bytes) {
     LaunchPlan plan;
     const int block_m = std::max(inst.tile.m_block_size, 1);
     const int block_n = std::max(inst.tile.n_block_size, 1);
@@ -30,6 +39,7 @@ LaunchPlan plan_launch(const KernelInfo& kernel, const KernelInstance& inst, con
     const long long slots = plan.pack_gqa ? p.kv_heads() : p.heads;
     plan.ctas = (rows + block_m - 1) / block_m * slots * p.batch;
     plan.key_blocks = key_blocks(p.seqlen_k, block_n);
+    plan.lpt_group = causal_lpt_group(p, slots * p.batch, l2_bytes);
     if (!kernel.caps.split_kv) return plan;
     if (p.num_splits > 0) {
         plan.num_splits = p.num_splits;
@@ -42,6 +52,7 @@ LaunchPlan plan_launch(const KernelInfo& kernel, const KernelInstance& inst, con
 
 void apply_launch_plan(const LaunchPlan& plan, void* split_workspace, FwdParams* prm) {
     prm->pack_gqa = plan.pack_gqa;
+    prm->lpt_group = plan.lpt_group;
     assign_splitkv_workspace(prm, plan.num_splits, split_workspace);
 }
 

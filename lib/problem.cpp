@@ -109,12 +109,14 @@ FwdParams make_fwd_params(const ProblemShape& p, const void* q, const void* k, c
     prm.v_descale = descale.v;
     prm.workspace = workspace;
     prm.workspace_bytes = workspace_bytes;
-    // Plain launch: no LSE output, no split, no packing (a LaunchPlan sets the last two).
+    // Plain launch: no LSE output, no split, no packing, head slots in order (a LaunchPlan sets
+    // the last three).
     prm.lse = nullptr;
     prm.num_splits = 1;
     prm.o_partial = nullptr;
     prm.lse_partial = nullptr;
     prm.pack_gqa = false;
+    prm.lpt_group = 1;
     return prm;
 }
 

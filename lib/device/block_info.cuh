@@ -2,11 +2,12 @@
 // outside the main loop (FlashAttention's block_info.h idea), for every fused rung.
 //
 // Grid convention (launch.cuh: fwd_grid):
-//   blockIdx.x = m_block + m_blocks · (head_slot + head_slots · batch)
+//   blockIdx.x = m_block + m_blocks · (head_slot + head_slots · batch)   (lpt_group 1)
 //   blockIdx.y = split                                   (0 when split-KV is off)
 // Batch and heads are folded into x, whose limit is 2^31 − 1, so no problem size runs into the
-// 65535 limit of grid.y / grid.z; consecutive x are still the row blocks of one (batch, head), as
-// with the old 3-D grid, so CTAs are dispatched in the same order.
+// 65535 limit of grid.y / grid.z. With lpt_group 1 consecutive x are the row blocks of one
+// (batch, head), as with the old 3-D grid; causal problems interleave the row blocks of
+// lpt_group head slots (fa/grid_order.h, grid_tile).
 //
 // Rows. Without packing a head slot is a query head and row m of the row space is query position
 // m. With packed GQA (FwdParams::pack_gqa) a head slot is a K/V head and its heads_per_kv query
@@ -16,6 +17,7 @@
 #pragma once
 
 #include "device/ptx.cuh"
+#include "fa/grid_order.h"
 #include "fa/params.h"
 
 namespace fa {
@@ -46,9 +48,10 @@ struct BlockInfo {
     int rows;          // rows of the row space (fwd_rows)
 
     // reverse_m: launch the last row blocks first (causal: they see the most keys, so the tail
-    // wave is shorter). fresh: read the block index with a volatile mov (ptx::ctaid_x) so that a
-    // BlockInfo built again in an epilogue is recomputed there rather than kept in registers
-    // across the main loop from an earlier one.
+    // wave is shorter), interleaved over p.lpt_group head slots (fa/grid_order.h). fresh: read
+    // the block index with a volatile mov (ptx::ctaid_x) so that a BlockInfo built again in an
+    // epilogue is recomputed there rather than kept in registers across the main loop from an
+    // earlier one.
     __device__ __forceinline__ BlockInfo(const FwdParams& p, int block_m, bool reverse_m, bool fresh = false)
         : BlockInfo(p, block_m, reverse_m, fresh ? ptx::ctaid_x() : static_cast<int>(blockIdx.x),
                     fresh ? ptx::ctaid_y() : static_cast<int>(blockIdx.y)) {}
@@ -57,8 +60,9 @@ struct BlockInfo {
     __device__ __forceinline__ BlockInfo(const FwdParams& p, int block_m, bool reverse_m, int x, int y) {
         const int m_blocks = fwd_row_blocks(p, block_m);
         const int slots = fwd_head_slots(p);
-        const int mb = x % m_blocks;
-        const int slot_batch = x / m_blocks;
+        const GridTile g = grid_tile(x, m_blocks, slots * p.batch, reverse_m ? p.lpt_group : 1);
+        const int mb = g.m_block;
+        const int slot_batch = g.slot_batch;
         const int slot = slot_batch % slots;
         batch = slot_batch / slots;
         m_block = reverse_m ? m_blocks - 1 - mb : mb;

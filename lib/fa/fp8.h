@@ -13,11 +13,7 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__CUDACC__)
-#define FA_HOST_DEVICE __host__ __device__
-#else
-#define FA_HOST_DEVICE
-#endif
+#include "fa/host_device.h"
 
 namespace fa {
 

@@ -108,7 +108,9 @@ double model_bytes(const ProblemShape& p, int m_block, bool pack_gqa = false, in
 // cannot hold, plus the round trips of intermediates (split partials; naive's S and P) beyond
 // the L2. A K/V chunk is re-read when its readers (the row tiles sharing it, consecutive in grid
 // x) span more than one set of CTAs in flight and the chunk is larger than the L2: each later
-// set re-reads at least the part of it the L2 could not keep.
+// set re-reads at least the part of it the L2 could not keep. (The causal tile order interleaves
+// the row tiles of several heads only where each head's K/V is at most half the L2,
+// fa/launch_plan.h, where this count is 0 in either order.)
 struct HbmBytes {
     double compulsory_in = 0;   // Q, K, V read once
     double compulsory_out = 0;  // O written once

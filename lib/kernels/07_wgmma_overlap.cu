@@ -118,6 +118,18 @@
 // rung is the best fa-bench kernel at 5 of the 8 head_dim-128 points from 4,096 rows on, rung 9 at
 // the other 3 (README: Results on an H100).
 //
+// Session 15: the causal tile order (fa/grid_order.h; FwdParams::lpt_group; the rule and why from
+// 2,048 keys on: fa/launch_plan.h). Every Hopper rung dispatched one head's row blocks (heaviest
+// first), then the next head's: a list-scheduling model of the FA2 grid's causal points puts that
+// at 94-97 % of a perfect balance on 132 SMs; row blocks interleaved over the head slots whose
+// K/V fit the L2 together (FA3's LPT order), at 98.5-99.9 %. Measured in one call against the
+// binary before (session 15 call 1, H100 SXM, bf16, 5 + 30 launches, two rounds, order swapped,
+// TFLOP/s medians, this rung): d64 2x32x8192 causal 455 -> 476, 1x32x16384 497 -> 511; d128
+// 4x16x4096 519 -> 541, 2x16x8192 589 -> 614, 4x16x8192 589 -> 609, 1x16x16384 664 -> 654 (the old
+// order was balanced there: 128 row blocks per head on 132 SMs); d256 4x16x4096 583 -> 630,
+// 2x16x8192 638 -> 688; non-causal unchanged (it keeps the old order). At 512 and 1,024 keys it
+// measured -3 to -16 % and is not used there.
+//
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; 0-byte stack frame, no spills, no LDL/STL):
 //   dtype      D    M x N x threads (+128 launched)  stages  smem (B)   regs (entry/producer/consumer)
 //   bf16/fp16  128  128 x 128 x 256                  3       230,480    168 / 24 / 240 (uses R0-R184)

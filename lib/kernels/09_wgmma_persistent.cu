@@ -24,7 +24,12 @@
 //     in fwd_grid's order: row blocks of one (batch, head) consecutive, the last (heaviest
 //     causal) first, so the tiles in flight share K/V in L2 as rung 7's do, and a CTA that drew
 //     short causal tiles takes more of them (a static round-robin would leave the tail to the
-//     CTAs that drew long ones).
+//     CTAs that drew long ones). Since session 15 causal problems from 2,048 keys interleave the
+//     row blocks of the head slots whose K/V fit the L2 together (fa/grid_order.h): the counter
+//     hands out the heaviest blocks of several heads before any head's light ones. Session 15
+//     call 1 (H100 SXM, bf16, 5 + 30 launches, two rounds, TFLOP/s, before -> after): d64
+//     2x32x8192 causal 477 -> 501, 1x32x16384 497 -> 525; d128 4x16x4096 568 -> 593, 2x16x8192
+//     606 -> 638, 4x16x8192 621 -> 617, 1x16x16384 644 -> 644; d256 2x16x8192 679 -> 712.
 //   - The counter: two ints in global memory (work_counter below), zero at module load. Each
 //     CTA's producer, after its last (failing) fetch, counts itself done; the last one resets both
 //     to zero, so the next launch in the stream starts from zero without a memset launch. Two
