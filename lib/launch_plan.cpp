@@ -20,12 +20,15 @@ bool rows_fit_one_block(const KernelInfo& kernel, const KernelInstance& inst, co
     return inst.tile.m_block_size > 0 && block_series_rows(kernel, inst, p) <= inst.tile.m_block_size;
 }
 
-int causal_lpt_group(const ProblemShape& p, long long head_slots, long long l2_bytes) {
-    if (!p.causal || p.seqlen_k < kLptMinKeys || l2_bytes <= 0 || head_slots <= 1) return 1;
-    const double kv_bytes = 2.0 * p.seqlen_k * p.head_dim * static_cast<double>(input_bytes(p.dtype));
-    const double fit = static_cast<double>(l2_bytes) / std::max(kv_bytes, 1.0);
+int causal_lpt_group(const ProblemShape& p, long long head_slots, long long rows_per_slot, long long l2_bytes,
+                     long long short_cap) {
+    if (!p.causal || l2_bytes <= 0 || head_slots <= 1) return 1;
+    const long long cap = p.seqlen_k >= kLptMinKeys ? head_slots : std::min(head_slots, short_cap);
+    const double in = static_cast<double>(input_bytes(p.dtype)), out = static_cast<double>(output_bytes(p.dtype));
+    const double slot_bytes = p.head_dim * (2.0 * p.seqlen_k * in + static_cast<double>(rows_per_slot) * (in + out));
+    const double fit = static_cast<double>(l2_bytes) / std::max(slot_bytes, 1.0);
     long long group = 1;
-    while (2 * group <= fit && 2 * group <= head_slots) group *= 2;
+    while (2 * group <= fit && 2 * group <= cap) group *= 2;
     return static_cast<int>(group);
 }
 
@@ -39,7 +42,12 @@ LaunchPlan plan_launch(const KernelInfo& kernel, const KernelInstance& inst, con
     const long long slots = plan.pack_gqa ? p.kv_heads() : p.heads;
     plan.ctas = (rows + block_m - 1) / block_m * slots * p.batch;
     plan.key_blocks = key_blocks(p.seqlen_k, block_n);
-    plan.lpt_group = causal_lpt_group(p, slots * p.batch, l2_bytes);
+    // A persistent kernel's short causal problems: groups whose row blocks one round of its resident
+    // CTAs takes (causal_lpt_group).
+    const long long row_blocks = (rows + block_m - 1) / block_m;
+    const long long resident = static_cast<long long>(std::max(sm_count, 1)) * std::max(ctas_per_sm, 1);
+    const long long short_cap = kernel.caps.persistent ? std::max(1LL, resident / row_blocks) : 1;
+    plan.lpt_group = causal_lpt_group(p, slots * p.batch, rows, l2_bytes, short_cap);
     if (!kernel.caps.split_kv) return plan;
     if (p.num_splits > 0) {
         plan.num_splits = p.num_splits;

@@ -81,6 +81,7 @@ const std::vector<KernelInfo>& kernel_registry() {
     constexpr KernelCaps kLseFfma{true, false, false, MathUnit::CudaCoreFp32};
     constexpr KernelCaps kLse{true, false, false};
     constexpr KernelCaps kDecode{true, true, true};
+    constexpr KernelCaps kPersistent{true, true, true, MathUnit::TensorCore, true};
     static const std::vector<KernelInfo> kRegistry = {
         {0, "naive", "materialized S and P in global memory: cuBLAS GEMM, fp32 softmax, cuBLAS GEMM", 80,
          &naive_instances, &naive_workspace_bytes, false, kPlain, &naive_problem_limit},
@@ -108,7 +109,7 @@ const std::vector<KernelInfo>& kernel_registry() {
          90, &wgmma_fp8_instances, nullptr, true, kPlain},
         {9, "wgmma_persistent",
          "wgmma_overlap with one CTA per SM looping over the row tiles (global counter), next tile's loads under this one's end (+128 launched)",
-         90, &wgmma_persistent_instances, nullptr, true, kDecode, &persistent_problem_limit, &hopper_tile_limit},
+         90, &wgmma_persistent_instances, nullptr, true, kPersistent, &persistent_problem_limit, &hopper_tile_limit},
     };
     return kRegistry;
 }

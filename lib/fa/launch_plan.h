@@ -21,25 +21,31 @@ struct LaunchPlan {
 // batch · head slots in grid x) dispatch their row blocks interleaved, heaviest first. A causal row
 // block's work grows with its position, so one head slot after the other (heaviest to lightest
 // each time) leaves the lightest blocks of every head slot but the last among the heavy ones of the
-// next: the grid's last wave is uneven. A list-scheduling simulation of the FA2 grid on 132 SMs
-// (one CTA per SM, a block's time = its key tiles + 2) puts that order at 94-97 % of a perfect
-// balance from 2,048 keys on and the interleaved one at 98.5-99.9 % (tests/unit/test_grid_order.cpp
-// runs that model; README, "The causal tile order", has what it measured). The group is as many head slots as have their K and V in the L2 together
-// (l2_bytes / (2 · seqlen_k · head_dim · element bytes)), rounded down to a power of two and to
-// at most the head slots there are: the tiles in flight read at most the L2's worth of K/V, so
-// interleaving costs no DRAM re-read (fa/model.h's count is the old order's, and both are 0
-// there). 1 when not causal, when one head's K/V alone fills half the L2 or more, when l2_bytes
-// is 0 (unknown), and below kLptMinKeys keys.
-// Why not below 2,048 keys (H100 SXM, bf16, the FA2 grid's causal points, 5 + 30 launches, two
-// rounds; results/nvidia-h100-80gb-hbm3/session15/call1): at 512 keys the grouped order measured
-// -7 to -21 % (d128 rung 9 319 -> 252 TFLOP/s), at 1,024 -3 to -8 %, where it gained +2 to +8 %
-// from 2,048 on (d256 4x16x4096 rung 7 583 -> 630). A short causal problem is close to memory-
-// bound (causal attention does S/4 FLOP per compulsory byte at 2-byte elements: 128 at 512 keys
-// against the H100's ~250 of tensor FLOP per DRAM byte), so the K/V a row block re-reads from
-// DRAM when its head's other row blocks ran long before (grouped) costs more than the balance
-// buys; one head slot after the other keeps a head's row blocks in flight together.
+// next: the grid's last wave is uneven. A list-scheduling model of the FA2 grid on 132 SMs (one
+// CTA per SM, a block's time = its key tiles + 2) puts that order at 94-97 % of a perfect balance
+// from 2,048 keys on and the interleaved one at 98-99.9 % (tests/unit/test_grid_order.cpp runs
+// that model; README, "The causal tile order", has what it measured).
+// The group: as many head slots as have their K and V and their rows of Q and O (rows_per_slot
+// rows) in the L2 together, rounded down to a power of two and to at most the head slots there
+// are, so that what the tiles in flight read and write stays in the L2. Session 15 call 5 (H100
+// SXM, bf16, rungs 7 and 9, the FA2 grid's causal points from 2,048 keys, 5 + 30 launches, two
+// rounds) measured this rule +2 to +10 % over one head after the other (level, -0.6 to +1.8 %,
+// at 16k keys and head_dim 128 and 256, where one head's row blocks nearly fill the GPU), and -1
+// to +7 % over groups sized by K/V alone (twice as large: FA3/FA4's rule; d64 8x32x2048 rung 7:
+// -4 % there, +2 % here), while groups half this size lost the gain at head_dim 256 (+1 % against
+// +9 %).
+// Below kLptMinKeys keys the group is also at most short_cap: a causal problem there is close to
+// memory-bound (S/4 FLOP per compulsory byte at 2-byte elements, 128 at 512 keys against the
+// H100's ~250 tensor FLOP per DRAM byte), and groups that span several rounds of CTAs measured
+// -3 to -21 % (call 1: K/V-sized groups, 512 and 1,024 keys). plan_launch passes 1 (no group)
+// for a kernel that launches one CTA per tile, where even groups that fit one round of CTAs
+// measured -8 to +3 % (rung 7, call 5), and for a persistent kernel (KernelCaps::persistent) the
+// resident CTAs over the row blocks per head slot, so a group's row blocks fit one round of them:
+// rung 9 +1.5 to +5 % at 5 of 6 short points, -1.3 % at d256 512 (call 5: d128 16x16x1024 418 ->
+// 440 TFLOP/s). 1 when not causal or when l2_bytes is 0 (unknown).
 inline constexpr int kLptMinKeys = 2048;
-int causal_lpt_group(const ProblemShape& p, long long head_slots, long long l2_bytes);
+int causal_lpt_group(const ProblemShape& p, long long head_slots, long long rows_per_slot, long long l2_bytes,
+                     long long short_cap);
 
 // Whether `inst` packs `p`'s grouped query heads (plan_launch's rule below), and the query rows
 // one of its row-block series covers: seqlen_q, times the heads per K/V head when packed.

@@ -17,6 +17,9 @@ struct KernelCaps {
     bool split_kv = false;  // runs FwdParams::num_splits > 1 (partials + the combine kernel)
     bool pack_gqa = false;  // runs FwdParams::pack_gqa (query heads of a K/V head in one row block)
     MathUnit math = MathUnit::TensorCore;  // where its GEMMs run: the model's math term (fa/model.h)
+    // One CTA per SM (or per resident slot) loops over the grid's tiles, drawn in grid order from a
+    // counter: the causal tile order may group short problems too (fa/launch_plan.h).
+    bool persistent = false;
 };
 
 struct KernelInfo {

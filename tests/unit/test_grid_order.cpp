@@ -75,30 +75,38 @@ TEST_CASE("grid_tile: every (row block, head slot) exactly once, the old order a
     }
 }
 
-TEST_CASE("causal_lpt_group: head slots whose K/V fit the L2 together, a power of two", "[grid_order]") {
-    // 1x32x16384x64 bf16: 4 MiB of K and V per head, 12.5 fit 50 MiB -> 8.
-    CHECK(fa::causal_lpt_group(causal_problem(1, 32, 16384, 64), 32, kH100L2) == 8);
-    // 2x16x8192x128: 4 MiB per head -> 8; 1x16x16384x256: 16 MiB -> 3.1 -> 2.
-    CHECK(fa::causal_lpt_group(causal_problem(2, 16, 8192, 128), 32, kH100L2) == 8);
-    CHECK(fa::causal_lpt_group(causal_problem(1, 16, 16384, 256), 16, kH100L2) == 2);
-    // FP8 inputs: half the bytes, twice the heads.
+TEST_CASE("causal_lpt_group: head slots whose K, V, Q and O fit the L2 together, a power of two", "[grid_order]") {
+    auto group = [](const fa::ProblemShape& p, long long slots, long long short_cap = 1) {
+        return fa::causal_lpt_group(p, slots, p.seqlen_q, kH100L2, short_cap);
+    };
+    // 1x32x16384x64 bf16: K, V, Q and O of a head are 8 MiB, 6.25 fit 50 MiB -> 4.
+    CHECK(group(causal_problem(1, 32, 16384, 64), 32) == 4);
+    // 2x16x8192x128: 8 MiB per head -> 4; 1x16x16384x256: 32 MiB -> 1.
+    CHECK(group(causal_problem(2, 16, 8192, 128), 32) == 4);
+    CHECK(group(causal_problem(1, 16, 16384, 256), 16) == 1);
+    // FP8 inputs, bf16 O: 8 MiB of K/V, 4 of Q, 8 of O -> 2.
     fa::ProblemShape fp8 = causal_problem(1, 16, 16384, 256);
     fp8.dtype = fa::DType::Float8E4M3FN;
-    CHECK(fa::causal_lpt_group(fp8, 16, kH100L2) == 4);
-    // No more than the head slots there are; one head's K/V over half the L2 -> 1.
-    CHECK(fa::causal_lpt_group(causal_problem(1, 2, 4096, 64), 2, kH100L2) == 2);
-    CHECK(fa::causal_lpt_group(causal_problem(1, 6, 4096, 64), 6, kH100L2) == 4);
-    CHECK(fa::causal_lpt_group(causal_problem(1, 32, 131072, 128), 32, kH100L2) == 1);
-    // Short causal problems keep one head slot after the other (kLptMinKeys).
-    CHECK(fa::causal_lpt_group(causal_problem(32, 16, 512, 128), 512, kH100L2) == 1);
-    CHECK(fa::causal_lpt_group(causal_problem(16, 16, 1024, 128), 256, kH100L2) == 1);
-    CHECK(fa::causal_lpt_group(causal_problem(8, 16, 2048, 128), 128, kH100L2) == 32);
+    CHECK(group(fp8, 16) == 2);
+    // No more than the head slots there are; one head over half the L2 -> 1.
+    CHECK(group(causal_problem(1, 2, 4096, 64), 2) == 2);
+    CHECK(group(causal_problem(1, 6, 4096, 64), 6) == 4);
+    CHECK(group(causal_problem(1, 32, 131072, 128), 32) == 1);
+    // Packed rows count too: 8 query rows per slot of a decode step add 8 rows of Q and O.
+    fa::ProblemShape decode = causal_problem(2, 32, 8192, 128);
+    decode.seqlen_q = 1;
+    CHECK(fa::causal_lpt_group(decode, 8, 8, kH100L2, 1) == 8);
+    // Below kLptMinKeys: at most short_cap (1 = the old order).
+    CHECK(group(causal_problem(32, 16, 512, 128), 512) == 1);
+    CHECK(group(causal_problem(32, 16, 512, 128), 512, 33) == 32);
+    CHECK(group(causal_problem(16, 16, 1024, 128), 256, 16) == 16);
+    CHECK(group(causal_problem(8, 16, 2048, 128), 128, 1) == 16);  // from 2,048 keys the cap is off
     // Not causal, no L2 known, one head slot: the old order.
     fa::ProblemShape full = causal_problem(1, 32, 16384, 64);
     full.causal = false;
-    CHECK(fa::causal_lpt_group(full, 32, kH100L2) == 1);
-    CHECK(fa::causal_lpt_group(causal_problem(1, 32, 16384, 64), 32, 0) == 1);
-    CHECK(fa::causal_lpt_group(causal_problem(1, 1, 16384, 64), 1, kH100L2) == 1);
+    CHECK(group(full, 32) == 1);
+    CHECK(fa::causal_lpt_group(causal_problem(1, 32, 16384, 64), 32, 16384, 0, 1) == 1);
+    CHECK(group(causal_problem(1, 1, 16384, 64), 1) == 1);
 }
 
 TEST_CASE("plan_launch: the causal group counts batch x head slots, K/V heads when packed", "[grid_order]") {
@@ -109,9 +117,9 @@ TEST_CASE("plan_launch: the causal group counts batch x head slots, K/V heads wh
     for (const fa::KernelInstance& i : overlap->instances())
         if (inst == nullptr && i.dtype == p.dtype && i.head_dim == p.head_dim) inst = &i;
     REQUIRE(inst != nullptr);
-    CHECK(fa::plan_launch(*overlap, *inst, p, 132, 1, kH100L2).lpt_group == 8);
+    CHECK(fa::plan_launch(*overlap, *inst, p, 132, 1, kH100L2).lpt_group == 4);
     CHECK(fa::plan_launch(*overlap, *inst, p, 132, 1, 0).lpt_group == 1);
-    // Decode with 8 query heads per K/V head, packed: 2 x 4 K/V head slots -> at most 8.
+    // Decode with 8 query heads per K/V head, packed: 2 x 4 K/V head slots of 8 rows -> at most 8.
     p.seqlen_q = 1;
     p.heads = 32;
     p.heads_kv = 4;
@@ -121,6 +129,21 @@ TEST_CASE("plan_launch: the causal group counts batch x head slots, K/V heads wh
     fa::FwdParams prm{};
     fa::apply_launch_plan(decode, nullptr, &prm);
     CHECK(prm.lpt_group == 8);
+
+    // Short causal problems group only on the persistent rung: 16x16x1024x128, 8 row blocks of
+    // 128 rows per head, 132 resident CTAs -> groups of 16 head slots; rung 7 keeps the old order.
+    const fa::KernelInfo* persistent = fa::find_kernel("wgmma_persistent");
+    REQUIRE(persistent != nullptr);
+    REQUIRE(persistent->caps.persistent);
+    CHECK_FALSE(overlap->caps.persistent);
+    const fa::ProblemShape short_causal = causal_problem(16, 16, 1024, 128);
+    const fa::KernelInstance* pinst = nullptr;
+    for (const fa::KernelInstance& i : persistent->instances())
+        if (pinst == nullptr && i.dtype == short_causal.dtype && i.head_dim == short_causal.head_dim) pinst = &i;
+    REQUIRE(pinst != nullptr);
+    REQUIRE(pinst->tile.m_block_size == 128);
+    CHECK(fa::plan_launch(*persistent, *pinst, short_causal, 132, 1, kH100L2).lpt_group == 16);
+    CHECK(fa::plan_launch(*overlap, *inst, short_causal, 132, 1, kH100L2).lpt_group == 1);
 }
 
 // Why the causal order groups (fa/launch_plan.h): CTAs dispatched in grid order to the first free
@@ -148,7 +171,7 @@ TEST_CASE("causal tile order: the grouped order balances the FA2 grid's causal p
                 return c;
             };
             const std::vector<double> old_order = costs(1);
-            const std::vector<double> grouped = costs(fa::causal_lpt_group(p, slot_batches, kH100L2));
+            const std::vector<double> grouped = costs(fa::causal_lpt_group(p, slot_batches, seqlen, kH100L2, 1));
             double work = 0;
             for (double c : old_order) work += c;
             const double perfect = work / 132;
