@@ -21,8 +21,9 @@
 //     the partial last tile run the masking code; the rest take an unmasked instantiation of the
 //     same loop body (FlashAttention-2's split). Causal grids launch the heaviest (last) query
 //     tiles first to shorten the tail wave; since session 15, from 2,048 keys, interleaved over
-//     the heads whose K/V fit the L2 together (fa/grid_order.h): 4x16x8192x128 causal 351 -> 375
-//     TFLOP/s, 2x32x8192x64 314 -> 329 (session 15 call 1, H100 SXM, 5 + 30 launches).
+//     the heads whose K, V, Q and O fit the L2 together (fa/grid_order.h): causal 2x32x8192x64
+//     318 -> 338 TFLOP/s, 4x16x8192x128 360 -> 381, 1x16x16384x128 363 -> 394 (session 15 call 6,
+//     H100 SXM, 5 + 30 launches, two rounds).
 //   - Epilogue: O is normalized by 1/l, packed to 16 bits and staged through the warp's own rows
 //     of the Q tile (no CTA barrier needed: only this warp ever reads those rows), then written
 //     with 16-byte coalesced stores. Storing fragments directly would take 8x as many 4-byte

@@ -118,17 +118,18 @@
 // rung is the best fa-bench kernel at 5 of the 8 head_dim-128 points from 4,096 rows on, rung 9 at
 // the other 3 (README: Results on an H100).
 //
-// Session 15: the causal tile order (fa/grid_order.h; FwdParams::lpt_group; the rule and why from
-// 2,048 keys on: fa/launch_plan.h). Every Hopper rung dispatched one head's row blocks (heaviest
-// first), then the next head's: a list-scheduling model of the FA2 grid's causal points puts that
-// at 94-97 % of a perfect balance on 132 SMs; row blocks interleaved over the head slots whose
-// K/V fit the L2 together (FA3's LPT order), at 98.5-99.9 %. Measured in one call against the
-// binary before (session 15 call 1, H100 SXM, bf16, 5 + 30 launches, two rounds, order swapped,
-// TFLOP/s medians, this rung): d64 2x32x8192 causal 455 -> 476, 1x32x16384 497 -> 511; d128
-// 4x16x4096 519 -> 541, 2x16x8192 589 -> 614, 4x16x8192 589 -> 609, 1x16x16384 664 -> 654 (the old
-// order was balanced there: 128 row blocks per head on 132 SMs); d256 4x16x4096 583 -> 630,
-// 2x16x8192 638 -> 688; non-causal unchanged (it keeps the old order). At 512 and 1,024 keys it
-// measured -3 to -16 % and is not used there.
+// Session 15: the causal tile order (fa/grid_order.h; FwdParams::lpt_group; the rule and why:
+// fa/launch_plan.h). Every Hopper rung dispatched one head's row blocks (heaviest first), then the
+// next head's: a list-scheduling model of the FA2 grid's causal points puts that at 94-97 % of a
+// perfect balance on 132 SMs; row blocks interleaved over the head slots whose K, V, Q and O fit
+// the L2 together, at 98-99.9 %. Measured in one call (session 15 call 5, H100 SXM, bf16, 5 + 30
+// launches, two rounds, rule order rotated, TFLOP/s medians, this rung, old order -> grouped):
+// d64 8x32x2048 causal 342 -> 349, 4x32x4096 400 -> 414, 2x32x8192 458 -> 490, 1x32x16384
+// 485 -> 512; d128 8x16x2048 441 -> 466, 4x16x4096 522 -> 549, 2x16x8192 586 -> 618, 4x16x8192
+// 593 -> 623, 1x16x16384 665 -> 663 (one head's 128 row blocks nearly fill the GPU there); d256
+// 8x16x2048 509 -> 556, 4x16x4096 593 -> 650, 2x16x8192 654 -> 710, 1x16x16384 742 -> 738.
+// Non-causal rows keep the old order. Below 2,048 keys this rung keeps it too: grouped, it
+// measured -8 to +3 % at 512 and 1,024 keys (d128 32x16x512 causal 260 -> 240).
 //
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; 0-byte stack frame, no spills, no LDL/STL):
 //   dtype      D    M x N x threads (+128 launched)  stages  smem (B)   regs (entry/producer/consumer)

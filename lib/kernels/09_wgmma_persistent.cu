@@ -24,12 +24,15 @@
 //     in fwd_grid's order: row blocks of one (batch, head) consecutive, the last (heaviest
 //     causal) first, so the tiles in flight share K/V in L2 as rung 7's do, and a CTA that drew
 //     short causal tiles takes more of them (a static round-robin would leave the tail to the
-//     CTAs that drew long ones). Since session 15 causal problems from 2,048 keys interleave the
-//     row blocks of the head slots whose K/V fit the L2 together (fa/grid_order.h): the counter
-//     hands out the heaviest blocks of several heads before any head's light ones. Session 15
-//     call 1 (H100 SXM, bf16, 5 + 30 launches, two rounds, TFLOP/s, before -> after): d64
-//     2x32x8192 causal 477 -> 501, 1x32x16384 497 -> 525; d128 4x16x4096 568 -> 593, 2x16x8192
-//     606 -> 638, 4x16x8192 621 -> 617, 1x16x16384 644 -> 644; d256 2x16x8192 679 -> 712.
+//     CTAs that drew long ones). Since session 15 causal problems interleave the row blocks of
+//     the head slots whose K, V, Q and O fit the L2 together (fa/grid_order.h), and below 2,048
+//     keys of only as many head slots as one round of this rung's CTAs takes (fa/launch_plan.h):
+//     the counter hands out the heaviest blocks of several heads before any head's light ones.
+//     Session 15 call 5 (H100 SXM, bf16, 5 + 30 launches, two rounds, TFLOP/s, old order ->
+//     grouped): d64 32x32x512 causal 223 -> 226, 16x32x1024 298 -> 304, 8x32x2048 360 -> 384,
+//     2x32x8192 457 -> 482; d128 32x16x512 309 -> 321, 16x16x1024 418 -> 441, 8x16x2048 491 ->
+//     527, 4x16x4096 541 -> 584, 2x16x8192 576 -> 611, 1x16x16384 633 -> 644; d256 32x16x512
+//     299 -> 295, 16x16x1024 421 -> 435, 4x16x4096 586 -> 640, 2x16x8192 639 -> 692.
 //   - The counter: two ints in global memory (work_counter below), zero at module load. Each
 //     CTA's producer, after its last (failing) fetch, counts itself done; the last one resets both
 //     to zero, so the next launch in the stream starts from zero without a memset launch. Two
