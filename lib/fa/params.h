@@ -75,10 +75,12 @@ struct FwdParams {
     // (device/block_info.cuh). Set only for rungs whose KernelInfo says they can.
     bool pack_gqa;
 
-    // Causal tile order (device/block_info.cuh): the row blocks of lpt_group consecutive head
-    // slots (of batch · head slots) interleave, heaviest first across the group, instead of one
-    // head slot's blocks after the other's. 1: one head slot after the other (non-causal, and
-    // whenever one head's K and V alone fill the L2). Set by a LaunchPlan (fa/launch_plan.h).
+    // Causal tile order (device/block_info.cuh; LPT: longest processing time first): the row
+    // blocks of lpt_group consecutive head slots (of batch · head slots) interleave, heaviest
+    // first across the group, instead of one head slot's blocks after the other's. 1: one head
+    // slot after the other (non-causal problems; causal ones below 2,048 keys on rungs that launch
+    // a CTA per tile; a head slot whose K, V, Q and O take over half the L2). Set by a LaunchPlan
+    // (fa/launch_plan.h, causal_lpt_group).
     int lpt_group;
 
     void* workspace;              // per-kernel scratch (`naive`: S and P)

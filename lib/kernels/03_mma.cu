@@ -81,6 +81,12 @@
 // row sums (84 bytes) and is level with 128 x 64; 128 x 96 fits (253 registers) and is 3-4 %
 // slower; Q's fragments held in registers for the whole key loop (a fifth of the warp's ldmatrix
 // traffic, 240 registers) is level, so shared-memory bandwidth is not the limit there.
+// Session 15 call 12 (H100 SXM, bf16, default timing rule, two rounds), not kept: a lazy running
+// max (a row keeps its max until a tile's exceeds it by more than 2^8, P <= 256, so the warp vote
+// skips the O rescale on almost every tile; FA4's Blackwell trick): d=64 -1.5 % (2x32x8192x64
+// 327.8 -> 323.0, causal 323.3 -> 318.2, the vote back on), d=128 level to +2.6 % (4x16x8192
+// 372.2 -> 381.8, causal 369.7 -> 376.0; 1x16x16384 380.7 -> 380.1, 380.0 -> 386.0), within about
+// twice the rounds' spread; GPU tests passed on it.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
