@@ -312,7 +312,7 @@ TEST_CASE("the peaks cache gains the FP8 GEMM column and still reads five-column
     CHECK(got.gemm16_tflops == 700.0);
     CHECK(got.gemm8_tflops == 0.0);  // not measured
     // --calibrate on another GPU rewrites the file with six columns and keeps A's old row.
-    fa::Calibration b{"GPU B", "t2", 800.0, 60.0, 3100.0, 1450.5};
+    fa::Calibration b{"GPU B", "t2", 800.0, 60.0, 3100.0, 1450.5, ""};
     REQUIRE(fa::save_calibration(path, b).empty());
     CHECK(fa::check_peaks_file(path).empty());
     REQUIRE(fa::load_calibration(path, "GPU B", &got));
@@ -320,7 +320,7 @@ TEST_CASE("the peaks cache gains the FP8 GEMM column and still reads five-column
     REQUIRE(fa::load_calibration(path, "GPU A", &got));
     CHECK(got.gemm8_tflops == 0.0);
     // A GPU without FP8 tensor cores saves 0 (not measured), which reads back.
-    fa::Calibration c{"GPU C", "t3", 300.0, 19.0, 1500.0, 0.0};
+    fa::Calibration c{"GPU C", "t3", 300.0, 19.0, 1500.0, 0.0, ""};
     REQUIRE(fa::save_calibration(path, c).empty());
     CHECK(fa::check_peaks_file(path).empty());
     REQUIRE(fa::load_calibration(path, "GPU C", &got));

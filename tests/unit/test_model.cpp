@@ -229,8 +229,8 @@ TEST_CASE("practical figures: a calibration of this GPU wins over the table, ano
 TEST_CASE("the calibration cache keeps one row per GPU", "[model]") {
     const std::string path = "fa_bench_test_peaks.csv";
     std::remove(path.c_str());
-    fa::Calibration a{"GPU A, rev 1", "t1", 100.0, 10.0, 1000.0};
-    fa::Calibration b{"GPU B", "t2", 200.0, 20.0, 2000.0};
+    fa::Calibration a{"GPU A, rev 1", "t1", 100.0, 10.0, 1000.0, 0.0, ""};
+    fa::Calibration b{"GPU B", "t2", 200.0, 20.0, 2000.0, 0.0, ""};
     REQUIRE(fa::save_calibration(path, a).empty());
     REQUIRE(fa::save_calibration(path, b).empty());
     a.gemm16_tflops = 111.0;  // re-calibrating A replaces its row
