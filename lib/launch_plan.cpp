@@ -40,21 +40,16 @@ LaunchPlan plan_launch(const KernelInfo& kernel, const KernelInstance& inst, con
     plan.pack_gqa = packs_gqa(kernel, inst, p);
     const long long rows = block_series_rows(kernel, inst, p);
     const long long slots = plan.pack_gqa ? p.kv_heads() : p.heads;
-    plan.ctas = (rows + block_m - 1) / block_m * slots * p.batch;
-    plan.key_blocks = key_blocks(p.seqlen_k, block_n);
-    // A persistent kernel's short causal problems: groups whose row blocks one round of its resident
-    // CTAs takes (causal_lpt_group).
     const long long row_blocks = (rows + block_m - 1) / block_m;
-    const long long resident = static_cast<long long>(std::max(sm_count, 1)) * std::max(ctas_per_sm, 1);
+    plan.ctas = row_blocks * slots * p.batch;
+    plan.key_blocks = key_blocks(p.seqlen_k, block_n);
+    // CTAs the GPU holds at once: the split heuristic's slots, and the round a persistent kernel's
+    // short causal groups must fit (causal_lpt_group).
+    const int resident = std::max(sm_count, 1) * std::max(ctas_per_sm, 1);
     const long long short_cap = kernel.caps.persistent ? std::max(1LL, resident / row_blocks) : 1;
     plan.lpt_group = causal_lpt_group(p, slots * p.batch, rows, l2_bytes, short_cap);
     if (!kernel.caps.split_kv) return plan;
-    if (p.num_splits > 0) {
-        plan.num_splits = p.num_splits;
-    } else {
-        const int slots_on_gpu = std::max(sm_count, 1) * std::max(ctas_per_sm, 1);
-        plan.num_splits = choose_num_splits(plan.ctas, slots_on_gpu, plan.key_blocks);
-    }
+    plan.num_splits = p.num_splits > 0 ? p.num_splits : choose_num_splits(plan.ctas, resident, plan.key_blocks);
     return plan;
 }
 

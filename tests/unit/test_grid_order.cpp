@@ -113,10 +113,10 @@ TEST_CASE("plan_launch: the causal group counts batch x head slots, K/V heads wh
     const fa::KernelInfo* overlap = fa::find_kernel("wgmma_overlap");
     REQUIRE(overlap != nullptr);
     fa::ProblemShape p = causal_problem(2, 16, 8192, 128);
-    const fa::KernelInstance* inst = nullptr;
-    for (const fa::KernelInstance& i : overlap->instances())
-        if (inst == nullptr && i.dtype == p.dtype && i.head_dim == p.head_dim) inst = &i;
-    REQUIRE(inst != nullptr);
+    // The kernel's default row for (dtype, head_dim): the first one (fa/registry.h).
+    const auto rows = fa::runnable_instances(*overlap, p.dtype, p.head_dim, 0, 0);
+    REQUIRE_FALSE(rows.empty());
+    const fa::KernelInstance* inst = rows.front();
     CHECK(fa::plan_launch(*overlap, *inst, p, 132, 1, kH100L2).lpt_group == 4);
     CHECK(fa::plan_launch(*overlap, *inst, p, 132, 1, 0).lpt_group == 1);
     // Decode with 8 query heads per K/V head, packed: 2 x 4 K/V head slots of 8 rows -> at most 8.
@@ -137,10 +137,9 @@ TEST_CASE("plan_launch: the causal group counts batch x head slots, K/V heads wh
     REQUIRE(persistent->caps.persistent);
     CHECK_FALSE(overlap->caps.persistent);
     const fa::ProblemShape short_causal = causal_problem(16, 16, 1024, 128);
-    const fa::KernelInstance* pinst = nullptr;
-    for (const fa::KernelInstance& i : persistent->instances())
-        if (pinst == nullptr && i.dtype == short_causal.dtype && i.head_dim == short_causal.head_dim) pinst = &i;
-    REQUIRE(pinst != nullptr);
+    const auto prows = fa::runnable_instances(*persistent, short_causal.dtype, short_causal.head_dim, 0, 0);
+    REQUIRE_FALSE(prows.empty());
+    const fa::KernelInstance* pinst = prows.front();
     REQUIRE(pinst->tile.m_block_size == 128);
     CHECK(fa::plan_launch(*persistent, *pinst, short_causal, 132, 1, kH100L2).lpt_group == 16);
     CHECK(fa::plan_launch(*overlap, *inst, short_causal, 132, 1, kH100L2).lpt_group == 1);
