@@ -87,6 +87,15 @@
 // 327.8 -> 323.0, causal 323.3 -> 318.2, the vote back on), d=128 level to +2.6 % (4x16x8192
 // 372.2 -> 381.8, causal 369.7 -> 376.0; 1x16x16384 380.7 -> 380.1, 380.0 -> 386.0), within about
 // twice the rounds' spread; GPU tests passed on it.
+// Session 16 (H100 SXM, bf16, default timing rule, three rounds, medians; results/nvidia-h100-
+// 80gb-hbm3/session16/): the online softmax's row-sum chains start at their first p instead of 0
+// (softmax_fragment.cuh; 2 FADDs fewer per row and key tile): 2x32x8192x64 333.8 -> 336.8, causal
+// level, d=128 level (call 2). Measured and not kept (call 1): each k16 step's exponentials
+// computed inside the P·V loop (the softmax split into a max half and an exponent half), alone,
+// one step ahead of the MMAs, and with V's copies issued beside K's after Q·Kᵀ (no branch between
+// softmax and P·V): all level at d=64 (328-331 against 331 non-causal) and d=128. The SASS shows
+// why: ptxas already issues this rung's exponentials between the P·V HMMAs (and the first row's
+// under the last Q·Kᵀ HMMAs), as in the example.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
