@@ -140,6 +140,9 @@ struct BlockCoords {
     int key_tile_begin;  // key tiles [key_tile_begin, key_tile_end) of block_n keys this CTA visits
     int key_tile_end;
 
+    // Zeros, for a copy the caller fills in (rung 9's consumers read the producer's decode).
+    __device__ __forceinline__ BlockCoords()
+        : m_start(0), head(0), head_kv(0), q_slot(0), batch(0), split(0), key_tile_begin(0), key_tile_end(0) {}
     // fresh: as BlockInfo's, for an epilogue that derives the coordinates again rather than keeping
     // them in registers through the main loop.
     __device__ __forceinline__ BlockCoords(const FwdParams& p, int block_m, int block_n, bool fresh = false)

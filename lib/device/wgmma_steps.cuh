@@ -142,15 +142,24 @@ __device__ __forceinline__ void issue_pv(float (&o)[Tr::kAccO], const uint32_t (
 // Sets S to -inf where a key is not visible: keys >= seqlen_k (zero-filled by TMA) and, causal,
 // keys past the diagonal of the row's query position. pos0 / pos1: the query positions of this
 // thread's two rows (r0, r0 + 8); n_start: the tile's first key; c0: this thread's first column.
+// mask.cuh's key_visible rule folded into one bound per row, counted from this thread's first
+// column: element (j, e) is visible iff 8j + (e & 1) < bound, one compare with an immediate and
+// one select per element. key_visible per element (col < seqlen_k && (!causal || col <= row),
+// col rebuilt each time) compiled to ~3 ISETP, ~2 IMAD and 1 FSEL per element (ncu, rung 9 at
+// 32x32x512x64 causal, session 16 call 3: 6.2 M ISETP, 6.0 M IMAD against cuDNN's 1.4 M, 1.2 M).
+// With rung 9's decoded work slots (09_wgmma_persistent.cu) it took rung 9 from 221 to 266 TFLOP/s
+// there (session 16 call 4); rung 7 +1 to +3 % on short causal rows. Rung 8 keeps the old form.
 template <int kBlockN, int kAccS>
 __device__ __forceinline__ void mask_tile(float (&s)[kAccS], int pos0, int pos1, int n_start, int c0,
                                           const FwdParams& p) {
+    const int first_col = n_start + c0;
+    const int bound0 = (p.causal ? min(p.seqlen_k, pos0 + 1) : p.seqlen_k) - first_col;
+    const int bound1 = (p.causal ? min(p.seqlen_k, pos1 + 1) : p.seqlen_k) - first_col;
 #pragma unroll
     for (int j = 0; j < kBlockN / 8; ++j)
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-            const int col = n_start + 8 * j + c0 + (e & 1);
-            if (!key_visible(e >> 1 ? pos1 : pos0, col, p.seqlen_k, p.causal)) s[4 * j + e] = -CUDART_INF_F;
+            if (8 * j + (e & 1) >= (e >> 1 ? bound1 : bound0)) s[4 * j + e] = -CUDART_INF_F;
         }
 }
 

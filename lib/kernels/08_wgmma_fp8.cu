@@ -617,6 +617,23 @@ __device__ __forceinline__ void issue_pv(float (&o)[Tr::kAccO], const uint32_t (
     }
 }
 
+// Rung 7's mask before session 16 (key_visible per element, the column rebuilt each time), kept
+// here: wgmma::mask_tile's one-bound-per-row form measured 782 -> 705 TFLOP/s on this rung at
+// 4x16x8192x128 causal (session 16 call 4, H100 SXM, two rounds: 785 / 779 -> 702 / 707), though
+// only the diagonal key tile of a row block (1 of 32-64 here) runs it: ptxas schedules the whole
+// softmax differently around it. Rungs 5-7 and 9 gained from the bound form (wgmma_steps.cuh).
+template <int kBlockN, int kAccS>
+__device__ __forceinline__ void mask_tile_by_key(float (&s)[kAccS], int pos0, int pos1, int n_start, int c0,
+                                                 const FwdParams& p) {
+#pragma unroll
+    for (int j = 0; j < kBlockN / 8; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const int col = n_start + 8 * j + c0 + (e & 1);
+            if (!key_visible(e >> 1 ? pos1 : pos0, col, p.seqlen_k, p.causal)) s[4 * j + e] = -CUDART_INF_F;
+        }
+}
+
 // Mask and online softmax of one S tile in place (s becomes 2^8·P in fp32): rung 7's steps
 // (wgmma_steps.cuh) with S's scale q_descale·k_descale·softmax_scale·log2(e) and P shifted up by
 // 2^kPScaleLog2, so p = 2^(s' - (m - 8)) is at most 256.
@@ -627,7 +644,7 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_
     constexpr int kBlockN = Tr::kBlockN;
     const int n_start = (blk.key_tile_begin + t) * kBlockN;
     if (tile_needs_mask(pos[0], n_start, kBlockN, p.seqlen_k, p.causal))
-        wgmma::mask_tile<kBlockN>(s, pos[1], pos[2], n_start, c.c0, p);
+        mask_tile_by_key<kBlockN>(s, pos[1], pos[2], n_start, c.c0, p);
     wgmma::online_softmax_tile<kBlockN>(s, row_max, row_sum, rescale, p.scale_log2 * p.q_descale * p.k_descale,
                                         static_cast<float>(Tr::kPScaleLog2));
 }

@@ -99,6 +99,20 @@
 // 160-key head_dim-128 tiles with both Q buffers (224 KB) were mixed, -12 % at 512 to +3.5 % at
 // 2,048 (call 1): rung 7 took that tile (07_wgmma_overlap.cu), this rung keeps 128.
 //
+// Session 16 (results/nvidia-h100-80gb-hbm3/session16/, H100 SXM, bf16): ncu against cuDNN 9.19 on
+// the short points it led (call 3; both persistent, 132 CTAs of 384 threads at 168 registers) found
+// this rung's consumers decoding every tile's index themselves, twice (about seven integer
+// divisions, ~20 instructions each: 0.43 M IABS at 32x16x512x128, ~8 % of the instructions, on the
+// path from bar_q to the tile's first wgmma) and its causal mask at ~7 instructions per element
+// (cuDNN ~3). Now the producer decodes once and stores the tile's BlockCoords in the work slot
+// (32 bytes, store_work / load_work below), and the mask takes one bound per row (wgmma_steps.cuh).
+// Call 4 (5 + 30 launches, two rounds, TFLOP/s head -> now, cuDNN of the same call in brackets):
+//   d64  S=512 365.5 -> 405.6 (397.2), causal 220.9 -> 266.3 (268.9); 1,024 422.8 -> 453.7 (443.5),
+//        causal 303.2 -> 345.7 (346.4); 2,048 +2 % / +7 %.
+//   d128 S=512 482.3 -> 498.5 (534.4), causal 318.7 -> 339.5 (335.4); 1,024 +2 % / +5 %; 2,048 +1 %.
+//   d256 S=512 485.1 -> 499.1 (551.3), causal 307.5 -> 317.6 (350.0); 1,024 +2 %; 2,048 +1-4 %.
+//   Long rows (2x16x8192x128, 2x32x8192x64) level within the rounds' spread.
+//
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; regs entry/producer/consumer as rung 7; the short
 // causal head_dim-64 128 x 128 tile: 4 stages, 162 KiB, no spills, 168 registers): no spills at
 // any head_dim (d256 spilled 28 bytes outside the tile loop until session 11's uniform index).
@@ -129,11 +143,14 @@ struct PersistentTraits : wgmma::WsTraits<Config> {
     using Ws = wgmma::WsTraits<Config>;
     static constexpr int kOffQEmpty = Ws::kOffRelease + 16 * Ws::kStages;  // after k_empty, v_empty
     static constexpr int kOffBarQ1 = kOffQEmpty + 16;
-    static constexpr int kOffWork = kOffBarQ1 + 8;  // two int slots
-    static constexpr int kOffQ1 = (kOffWork + 8 + 1023) / 1024 * 1024;
+    // Two work slots of kWorkBytes: a tile's BlockCoords, decoded once by the producer.
+    static constexpr int kWorkBytes = 32;
+    static constexpr int kOffWork = (kOffBarQ1 + 8 + 15) / 16 * 16;  // 16-byte aligned: v4 accesses
+    static constexpr int kOffQ1 = (kOffWork + 2 * kWorkBytes + 1023) / 1024 * 1024;
     static constexpr bool kDoubleQ = kOffQ1 + Ws::kQBytes + Ws::kAlignSlack <= 227 * 1024;
     static constexpr int kQBuffers = kDoubleQ ? 2 : 1;
-    static constexpr int kSmemBytes = (kDoubleQ ? kOffQ1 + Ws::kQBytes : kOffWork + 8) + Ws::kAlignSlack;
+    static constexpr int kSmemBytes = (kDoubleQ ? kOffQ1 + Ws::kQBytes : kOffWork + 2 * kWorkBytes) + Ws::kAlignSlack;
+    static_assert(sizeof(BlockCoords) == kWorkBytes, "a work slot holds one BlockCoords");
     static_assert(kSmemBytes <= 227 * 1024, "fits sm_90's 227 KiB opt-in shared memory per block");
 };
 
@@ -180,10 +197,38 @@ struct QBuffer {
             sm.bar_q = base.base + Tr::kOffBarQ1;
         }
         q_empty = base.base + Tr::kOffQEmpty + 8 * b;
-        work = base.base + Tr::kOffWork + 4 * b;
+        work = base.base + Tr::kOffWork + Tr::kWorkBytes * b;
         parity = static_cast<uint32_t>((i / Tr::kQBuffers) & 1);
     }
 };
+
+// A work slot: the tile's BlockCoords as the producer decoded them, m_start = -1 for "no more
+// tiles". The consumers read the slot instead of decoding the tile index themselves: the decode
+// (work_coords, BlockInfo) is about seven integer divisions of ~20 instructions each, which every
+// consumer thread ran twice per tile (again for the epilogue) — 0.43 M IABS, ~8 % of the kernel's
+// instructions at 32x16x512x128 (ncu, session 16 call 3), on the path from bar_q to a tile's
+// first wgmma.
+__device__ __forceinline__ void store_work(uint32_t slot, const BlockCoords& b) {
+    ptx::st_shared_v4_b32(slot, make_uint4(static_cast<uint32_t>(b.m_start), static_cast<uint32_t>(b.head),
+                                           static_cast<uint32_t>(b.head_kv), static_cast<uint32_t>(b.q_slot)));
+    ptx::st_shared_v4_b32(slot + 16, make_uint4(static_cast<uint32_t>(b.batch), static_cast<uint32_t>(b.split),
+                                                static_cast<uint32_t>(b.key_tile_begin),
+                                                static_cast<uint32_t>(b.key_tile_end)));
+}
+__device__ __forceinline__ BlockCoords load_work(uint32_t slot) {
+    const uint4 a = ptx::ld_shared_v4_b32(slot);
+    const uint4 c = ptx::ld_shared_v4_b32(slot + 16);
+    BlockCoords b;
+    b.m_start = static_cast<int>(a.x);
+    b.head = static_cast<int>(a.y);
+    b.head_kv = static_cast<int>(a.z);
+    b.q_slot = static_cast<int>(a.w);
+    b.batch = static_cast<int>(c.x);
+    b.split = static_cast<int>(c.y);
+    b.key_tile_begin = static_cast<int>(c.z);
+    b.key_tile_end = static_cast<int>(c.w);
+    return b;
+}
 
 template <class Tr>
 __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
@@ -223,14 +268,16 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
                     // The buffer held tile i - kQBuffers's Q, then its O until the TMA store read it.
                     const QBuffer<Tr> qb(sm, i);
                     if (i >= Tr::kQBuffers) ptx::mbarrier_wait_parity(qb.q_empty, qb.parity ^ 1u);
-                    ptx::st_shared_b32(qb.work, static_cast<uint32_t>(w));
+                    store_work(qb.work, blk);
                     wgmma::load_q<Tr>(qb.sm, &tm_q, blk, p);
                 });
                 g += n_tiles;
             }
             const QBuffer<Tr> qb(sm, i);
             if (i >= Tr::kQBuffers) ptx::mbarrier_wait_parity(qb.q_empty, qb.parity ^ 1u);
-            ptx::st_shared_b32(qb.work, 0xFFFFFFFFu);  // -1: no more tiles
+            BlockCoords none;
+            none.m_start = -1;  // no more tiles
+            store_work(qb.work, none);
             ptx::mbarrier_arrive(qb.sm.bar_q);
             // The last CTA done fetching resets the counter for the next launch.
             if (atomicAdd(&work_counter[1], 1) == static_cast<int>(gridDim.x) - 1) {
@@ -247,15 +294,14 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
         for (int i = 0;; ++i) {
             const QBuffer<Tr> qb(sm, i);
             ptx::mbarrier_wait_parity(qb.sm.bar_q, qb.parity);
-            const int w = static_cast<int>(ptx::ld_shared_b32(qb.work));
-            if (w < 0) {
+            const BlockCoords blk = load_work(qb.work);
+            if (blk.m_start < 0) {
                 // The last warpgroup's pass after its last batch: warpgroup 0 takes it, so every
                 // named barrier ends with as many syncs as arrivals.
                 const wgmma::ConsumerThread<Tr> ct(tid - 128);
                 if (started && ct.wg == 0) hopper::named_barrier_sync(Tr::kSchedBar, 256);
                 break;
             }
-            const BlockCoords blk = work_coords<Tr>(p, w);
             // The token is kept between tiles: warpgroup 0 may start tile i+1 while the last
             // warpgroup still runs its epilogue of tile i.
             const wgmma::WsConsumer<Tr> c(qb.sm, p, blk, tid - 128, ring, started, true);
@@ -278,8 +324,8 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
                 ring += n_tiles;
                 started = true;
             }
-            // The coordinates again from w, so that none of them is held through the main loop.
-            wgmma::write_output<Tr>(o, row_sum, row_max, c, qb.sm, &tm_o, p, work_coords<Tr>(p, w));
+            // The coordinates read again, so that none of them is held through the main loop.
+            wgmma::write_output<Tr>(o, row_sum, row_max, c, qb.sm, &tm_o, p, load_work(qb.work));
             // Every thread arrives, after its own last read of the buffer and the work slot (the
             // warpgroup leader after its TMA store read the O rows). One arrival per warp after
             // __syncwarp, as for the ring slots, is flagged by compute-sanitizer's racecheck at
