@@ -3,17 +3,27 @@
 // visible (the tail of the last key tile).
 #pragma once
 
+#include "fa/host_device.h"
+
 namespace fa {
 
-__device__ __forceinline__ bool key_visible(int row, int col, int seqlen_k, bool causal) {
+FA_HOST_DEVICE inline bool key_visible(int row, int col, int seqlen_k, bool causal) {
     return col < seqlen_k && (!causal || col <= row);
+}
+
+// The same rule as one bound per query position: the keys it sees are a prefix, key col visible iff
+// col < visible_key_bound(pos, ...). The Hopper rungs' mask (wgmma_steps.cuh, mask_tile) compares
+// against it once per element instead of evaluating key_visible (tests/unit/test_mask.cpp holds
+// the two equal).
+FA_HOST_DEVICE inline int visible_key_bound(int pos, int seqlen_k, bool causal) {
+    return causal && pos + 1 < seqlen_k ? pos + 1 : seqlen_k;
 }
 
 // A key tile [n_start, n_start + block_n) needs per-element masking for a row block whose first
 // row is query position first_pos (m_start, or m_start / heads_per_kv with packed GQA) only if it
 // reaches past seqlen_k or, when causal, past that row's diagonal. Other tiles take the unmasked
 // path (FlashAttention keeps the two loops apart).
-__device__ __forceinline__ bool tile_needs_mask(int first_pos, int n_start, int block_n, int seqlen_k,
+FA_HOST_DEVICE inline bool tile_needs_mask(int first_pos, int n_start, int block_n, int seqlen_k,
                                                 bool causal) {
     return n_start + block_n > seqlen_k || (causal && n_start + block_n - 1 > first_pos);
 }
