@@ -61,7 +61,14 @@ struct OverlapSchedule {
     template <class Tr>
     static __device__ __forceinline__ int run(const wgmma::WsConsumer<Tr>& c, const wgmma::ConsumerRegs<Tr>& r) {
         int stage = wgmma::ring_slot<Tr>(c.ring0);  // slot of tile t
-        const auto& [o, row_max, row_sum, s, pa, rescale] = r;
+        // Plain references, not a structured binding: the softmax's midpoint lambda captures o and
+        // pa, and capturing structured bindings is C++20 (nvcc warning #3357-D under C++17).
+        auto& o = r.o;
+        auto& row_max = r.row_max;
+        auto& row_sum = r.row_sum;
+        auto& s = r.s;
+        auto& pa = r.pa;
+        auto& rescale = r.rescale;
         int next_stage = wgmma::ring_slot<Tr>(c.ring0 + 1);  // slot of tile t + 1, and its use's parity
         uint32_t next_phase = wgmma::ring_parity<Tr>(c.ring0 + 1);
         wgmma::pack_p<Tr>(pa, s);  // batch 1's A operand (O is still zero: no α(0))

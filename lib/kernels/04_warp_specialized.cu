@@ -64,7 +64,8 @@
 //              stages 337 / 309, 3: 371-374 / 343-346, 4: 381-387 / 354-356, 5 (224 KB, no
 //              room left for L1): 372-374 / 354. Deeper rings let consumer warps drift further.
 //       d=64:  128 x 128, 4 consumers + 4 producers, 2 CTAs/SM: 128 at entry, 232 for consumers,
-//              3-stage ring: 16 + 96 = 112 KB. (ptxas: 128 B spilled; 128 x 64 spills nothing
+//              3-stage ring: 16 + 96 = 112 KB. (ptxas: 128 B spilled when measured; CUDA 13.0's
+//              ptxas now stores 168 B and loads 232 B, session 16; 128 x 64 spills nothing
 //              but runs 5 % slower; 2 stages: 308 / 286 against 332-335 / 307-309 at
 //              2x32x8192; 256 x 128 at one CTA/SM, 4 or 5 stages: 328-329 / 310-311.)
 //   portable rows (sm_80+, selectable by tile on an H100): one producer warp and 11 consumer
