@@ -16,6 +16,7 @@
 // per K/V head then fills 8 rows of a tile instead of 1, and each K/V tile is read once per group.
 #pragma once
 
+#include "device/mask.cuh"
 #include "device/ptx.cuh"
 #include "fa/grid_order.h"
 #include "fa/params.h"
@@ -98,8 +99,9 @@ struct BlockInfo {
 
 // Keys a row block can see: all seqlen_k, or with the top-left causal mask up to its last row's
 // position (keys beyond it are masked for every row of the block, so their tiles are skipped).
+// mask.cuh's visible_key_bound, for a launch's parameters.
 __device__ __forceinline__ int visible_keys(const FwdParams& p, int last_position) {
-    return p.causal ? min(p.seqlen_k, last_position + 1) : p.seqlen_k;
+    return visible_key_bound(last_position, p.seqlen_k, p.causal);
 }
 
 // The key tiles [begin, end) one CTA visits. Split-KV cuts the seqlen_k / block_n key tiles of a

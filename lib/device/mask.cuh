@@ -3,6 +3,8 @@
 // visible (the tail of the last key tile).
 #pragma once
 
+#include <algorithm>
+
 #include "fa/host_device.h"
 
 namespace fa {
@@ -12,19 +14,19 @@ FA_HOST_DEVICE inline bool key_visible(int row, int col, int seqlen_k, bool caus
 }
 
 // The same rule as one bound per query position: the keys it sees are a prefix, key col visible iff
-// col < visible_key_bound(pos, ...). The Hopper rungs' mask (wgmma_steps.cuh, mask_tile) compares
-// against it once per element instead of evaluating key_visible (tests/unit/test_mask.cpp holds
-// the two equal).
+// col < visible_key_bound(pos, ...). The fragment masks (softmax_fragment.cuh, mask_fragment;
+// wgmma_steps.cuh, mask_tile) compare each element against it instead of evaluating key_visible,
+// and block_info.cuh's visible_keys cuts a row block's key range with it (tests/unit/test_mask.cpp
+// holds it equal to key_visible).
 FA_HOST_DEVICE inline int visible_key_bound(int pos, int seqlen_k, bool causal) {
-    return causal && pos + 1 < seqlen_k ? pos + 1 : seqlen_k;
+    return causal ? std::min(seqlen_k, pos + 1) : seqlen_k;
 }
 
 // A key tile [n_start, n_start + block_n) needs per-element masking for a row block whose first
 // row is query position first_pos (m_start, or m_start / heads_per_kv with packed GQA) only if it
 // reaches past seqlen_k or, when causal, past that row's diagonal. Other tiles take the unmasked
 // path (FlashAttention keeps the two loops apart).
-FA_HOST_DEVICE inline bool tile_needs_mask(int first_pos, int n_start, int block_n, int seqlen_k,
-                                                bool causal) {
+FA_HOST_DEVICE inline bool tile_needs_mask(int first_pos, int n_start, int block_n, int seqlen_k, bool causal) {
     return n_start + block_n > seqlen_k || (causal && n_start + block_n - 1 > first_pos);
 }
 

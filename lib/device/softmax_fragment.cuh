@@ -20,6 +20,7 @@
 
 #include <cstdint>
 
+#include "device/mask.cuh"
 #include "device/online_softmax.cuh"
 #include "device/ptx.cuh"
 
@@ -36,8 +37,8 @@ __device__ __forceinline__ float quad_allreduce_sum(float x) {
 }
 
 // Sets S to -inf where the key is not visible: column >= seqlen_k, or, when causal, column > the
-// row's query position (mask.cuh's key_visible rule, folded into one bound per row: visible iff
-// col < min(Sk, position + 1)). row0: row-space row of this lane's [0][0] row (m_start + warp's
+// row's query position (mask.cuh's key_visible rule as one bound per row, visible_key_bound:
+// visible iff col < min(Sk, position + 1)). row0: row-space row of this lane's [0][0] row (m_start + warp's
 // first row + lane/4); its position is row / rows_per_pos (packed GQA, block_info.cuh).
 // col0: global key column of this lane's first value (n_start + 2·(lane%4)).
 template <int kMTiles, int kNTiles>
@@ -49,7 +50,7 @@ __device__ __forceinline__ void mask_fragment(float (&s)[kMTiles][kNTiles][4], i
         for (int h = 0; h < 2; ++h) {
             const int row = row0 + 16 * mt + 8 * h;
             const int pos = rows_per_pos == 1 ? row : row / rows_per_pos;
-            const int limit = causal ? min(seqlen_k, pos + 1) : seqlen_k;
+            const int limit = visible_key_bound(pos, seqlen_k, causal);
 #pragma unroll
             for (int nt = 0; nt < kNTiles; ++nt) {
 #pragma unroll

@@ -153,8 +153,8 @@ template <int kBlockN, int kAccS>
 __device__ __forceinline__ void mask_tile(float (&s)[kAccS], int pos0, int pos1, int n_start, int c0,
                                           const FwdParams& p) {
     const int first_col = n_start + c0;
-    const int bound0 = visible_key_bound(pos0, p.seqlen_k, p.causal) - first_col;
-    const int bound1 = visible_key_bound(pos1, p.seqlen_k, p.causal) - first_col;
+    const int bound0 = visible_keys(p, pos0) - first_col;
+    const int bound1 = visible_keys(p, pos1) - first_col;
 #pragma unroll
     for (int j = 0; j < kBlockN / 8; ++j)
 #pragma unroll
