@@ -68,22 +68,6 @@ __device__ __forceinline__ void tma_load_4d(uint32_t smem_dst, const void* tmap,
 #endif
 }
 
-// The 4-D load multicast to every CTA of the cluster in `cta_mask` (bit r = the CTA of rank r):
-// the box lands at offset `smem_dst` of each of those CTAs' shared memory and completes the bytes
-// on the mbarrier at offset `bar` of each. Both are this CTA's own shared::cta addresses (the
-// cluster's CTAs share one layout). Rungs 6-7's clustered tiles (wgmma_ws_kernel.cuh) load each
-// K/V tile this way, half the boxes from each CTA of a pair.
-__device__ __forceinline__ void tma_load_4d_multicast(uint32_t smem_dst, const void* tmap, uint32_t bar, int c0,
-                                                      int c1, int c2, int c3, uint16_t cta_mask) {
-#if FA_HOPPER_ENABLED
-    asm volatile(
-        "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, "
-        "{%2, %3, %4, %5}], [%6], %7;\n" ::"r"(smem_dst),
-        "l"(reinterpret_cast<uint64_t>(tmap)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar), "h"(cta_mask)
-        : "memory");
-#endif
-}
-
 // The 5-D form, for Q and O: (head_dim, heads of a packed GQA group, seqlen, head slot, batch),
 // lib/hopper_tma.cpp.
 __device__ __forceinline__ void tma_load_5d(uint32_t smem_dst, const void* tmap, uint32_t bar, int c0, int c1,
@@ -161,43 +145,6 @@ __device__ __forceinline__ void fence_proxy_async_shared_cta() {
 // with the broadcast, none and 4). Rungs 5-7 and 9 use it: +1.5-4 % on long prefill (session 11
 // call 1, 07_wgmma_overlap.cu); rung 8 does not (-6 % there).
 __device__ __forceinline__ int warp_uniform(int v) { return __shfl_sync(0xffffffffu, v, 0); }
-
-// ---------------------------------------------------------------------------------------------
-// Thread-block clusters: the CTA's rank, an arrival on a peer CTA's mbarrier, and the cluster-wide
-// barrier (every non-exited thread of every CTA of the cluster).
-// ---------------------------------------------------------------------------------------------
-__device__ __forceinline__ uint32_t cluster_ctarank() {
-    uint32_t r = 0;
-#if FA_HOPPER_ENABLED
-    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-#endif
-    return r;
-}
-
-// One arrival on the mbarrier at this CTA's shared offset `bar` in the cluster's CTA `rank`. The
-// default .release.cta semantics: the peer's multicast that the arrival lets in overwrites what
-// this thread's wgmmas read, and those reads completed before it (wgmma.wait_group). Written
-// .release.cluster, every arrival fenced at cluster scope and the pairs ran at half speed
-// (session 17 call 3).
-__device__ __forceinline__ void mbarrier_arrive_remote(uint32_t bar, uint32_t rank) {
-#if FA_HOPPER_ENABLED
-    asm volatile(
-        "{\n"
-        ".reg .b32 remote;\n"
-        "mapa.shared::cluster.u32 remote, %0, %1;\n"
-        "mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
-        "}\n" ::"r"(bar),
-        "r"(rank)
-        : "memory");
-#endif
-}
-
-// barrier.cluster.arrive.release + wait.acquire (not .aligned: a warp may reach it diverged).
-__device__ __forceinline__ void cluster_sync() {
-#if FA_HOPPER_ENABLED
-    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
-#endif
-}
 
 // ---------------------------------------------------------------------------------------------
 // Named barriers (bar.sync id, nthreads): ids 1..15 are free for the kernel (0 is __syncthreads);

@@ -7,7 +7,6 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <type_traits>
 
 #include "device/block_info.cuh"
 #include "fa/kernel_api.h"
@@ -68,17 +67,6 @@ cudaError_t launch_fwd(const FwdParams& p, cudaStream_t stream) {
 // producer warpgroup on top of Tr::kNThreads). cudaErrorInvalidValue if the problem is not Tr's
 // or the maps cannot be encoded. Never synchronizes.
 // `grid` replaces fwd_grid's where given (rung 9: one CTA per SM, each looping over fwd_grid's tiles).
-// CTAs per cluster of a rung's traits: Tr::kClusterM where it has one (rungs 6-7's CTA pairs,
-// wgmma_ws_kernel.cuh), else 1.
-template <class Tr, class = void>
-struct ClusterSize {
-    static constexpr int value = 1;
-};
-template <class Tr>
-struct ClusterSize<Tr, std::void_t<decltype(Tr::kClusterM)>> {
-    static constexpr int value = Tr::kClusterM;
-};
-
 template <class Tr, int kLaunchThreads, typename Kernel>
 cudaError_t launch_tma_fwd(Kernel kernel, const FwdParams& p, cudaStream_t stream, const dim3* grid = nullptr) {
     if (p.head_dim != Tr::kHeadDim || p.dtype != dtype_of<typename Tr::T>()) return cudaErrorInvalidValue;
@@ -86,27 +74,9 @@ cudaError_t launch_tma_fwd(Kernel kernel, const FwdParams& p, cudaStream_t strea
     if (!encode_fwd_tensor_maps(p, TmaBoxRows{Tr::kBlockM, Tr::kBlockN, Tr::kWarpgroupRows}, &maps))
         return cudaErrorInvalidValue;
     if (const cudaError_t e = prepare_smem(kernel, Tr::kSmemBytes); e != cudaSuccess) return e;
-    const dim3 g = grid ? *grid : fwd_grid(p, Tr::kBlockM);
-    if constexpr (ClusterSize<Tr>::value > 1) {
-        // A cluster of kClusterM consecutive CTAs along x (the caller made x a multiple of it).
-        cudaLaunchConfig_t config = {};
-        config.gridDim = g;
-        config.blockDim = dim3(kLaunchThreads);
-        config.dynamicSmemBytes = Tr::kSmemBytes;
-        config.stream = stream;
-        cudaLaunchAttribute cluster;
-        cluster.id = cudaLaunchAttributeClusterDimension;
-        cluster.val.clusterDim.x = ClusterSize<Tr>::value;
-        cluster.val.clusterDim.y = 1;
-        cluster.val.clusterDim.z = 1;
-        config.attrs = &cluster;
-        config.numAttrs = 1;
-        const cudaError_t e = cudaLaunchKernelEx(&config, kernel, p, maps.q, maps.k, maps.v, maps.o);
-        return finish_splits(p, e != cudaSuccess ? e : cudaGetLastError(), stream);
-    } else {
-        kernel<<<g, kLaunchThreads, Tr::kSmemBytes, stream>>>(p, maps.q, maps.k, maps.v, maps.o);
-        return finish_splits(p, cudaGetLastError(), stream);
-    }
+    kernel<<<grid ? *grid : fwd_grid(p, Tr::kBlockM), kLaunchThreads, Tr::kSmemBytes, stream>>>(p, maps.q, maps.k,
+                                                                                               maps.v, maps.o);
+    return finish_splits(p, cudaGetLastError(), stream);
 }
 
 // The registry row of the instance that traits Tr describe. num_threads is the tile's thread

@@ -199,7 +199,9 @@ __device__ __forceinline__ bool mbarrier_test_wait_parity(uint32_t bar, uint32_t
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 // As test_wait, but the hardware may suspend the thread for a while before answering false, so a
-// waiting warp stops competing for issue slots (sm_90).
+// waiting warp stops competing for issue slots (sm_90). An explicit suspend-time hint (10 ms)
+// changed neither instruction counts nor times of rungs 4 and 7-9 (session 17 call 1): the
+// default limit already keeps the loops from polling.
 __device__ __forceinline__ bool mbarrier_try_wait_parity(uint32_t bar, uint32_t parity) {
     uint32_t done;
     asm volatile(

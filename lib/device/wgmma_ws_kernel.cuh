@@ -14,6 +14,19 @@
 // deadlock argument. Everything else is here: the traits, the tuned tiles, barrier set-up, the role
 // split, the producer's loop, the consumer set-up and the epilogue.
 //
+// Measured and not kept (session 17, results/nvidia-h100-80gb-hbm3/session17/, calls 2-4; the code
+// is commit 8637f3f, -DFA_WS_PAIRS=1): CTA pairs, FA3's and FA4's cluster of 2 for non-causal
+// head_dim >= 128. Two CTAs holding adjacent row blocks of one head each TMA-load half of every
+// K/V tile (its 64-column boxes) multicast into both rings; a slot's empty barrier counts both
+// CTAs' consumer warps. Correct (GPU tests, sanitizers) and 0.88-1.03x on rungs 6-7 (median 0.96x:
+// rung 7 d128 8x16x2048 638 -> 606, 4x16x4096 692 -> 667, d256 2x16x8192 720 -> 729 TFLOP/s; ncu:
+// L2 reads -16 %, tensor pipe 79.7 -> 77.1 %): the kernel is not L2-bound, and with a 2-stage ring
+// the pair runs in lock-step, each refill waiting for the slower CTA. Two traps on the way, each
+// costing half the speed: the producer's idle threads waiting at the closing cluster barrier
+// (they must exit; it counts non-exited threads), and the consumers' remote arrivals written
+// mbarrier.arrive.release.cluster (a cluster-scope fence each; the default .release.cta suffices:
+// the wgmma reads they release have completed).
+//
 // Every .cu that includes this header must be compiled for sm_90a (device/hopper.cuh).
 #pragma once
 
@@ -56,8 +69,6 @@ struct WsTraits : TileTraits<Config> {
     // registers. One (the 64-row decode tile, WgmmaWsD128Decode) has nobody to alternate with:
     // its token calls compile to nothing, and it keeps the launch's registers.
     static constexpr bool kPingPong = Tile::kConsumerWarpgroups >= 2;
-    // CTAs per cluster that share each K/V tile (PairTraits below); 1: every CTA loads its own.
-    static constexpr int kClusterM = 1;
 
     static_assert(Tile::kOffRelease % 8 == 0, "mbarriers are 8-byte aligned");
     static_assert(kSmemBytes <= 227 * 1024, "fits sm_90's 227 KiB opt-in shared memory per block");
@@ -138,32 +149,6 @@ struct WgmmaWsD128Decode : WgmmaTileD128<T_> {
     static constexpr int kConsumerRegs = 0;
 };
 
-// ---- CTA pairs: two row blocks of one head share every K/V tile ----
-
-// Tr run by a cluster of 2 CTAs holding adjacent row blocks of the same (batch, head slot), so
-// that both read the same key tiles (non-causal: the same key-tile count; use_cta_pairs below).
-// Each CTA's producer loads half of every K and V tile (its 64-column boxes c with c % 2 equal to
-// its rank) and multicasts it into both CTAs' ring slots; each CTA's full barrier still expects
-// the whole tile's bytes, half of them completed by the peer's copy. A slot is refilled only when
-// the consumer warps of BOTH CTAs released it (the empty barriers count 2 x kConsumerWarps, every
-// consumer warp arrives on its own CTA's and on the peer's), and neither CTA exits before the
-// other (a cluster barrier at the end: the peer may still arrive on this CTA's barriers). Why:
-// each K/V tile crosses from L2 once per pair instead of once per CTA, half the L2->SM traffic of
-// K and V (FA3 and FA4 use such pairs for non-causal head_dim >= 128 on sm90).
-template <class Tr>
-struct PairTraits : Tr {
-    static constexpr int kClusterM = 2;  // WsConsumer::release arrives on the one peer, rank ^ 1
-    static_assert(Tr::kChunks % 2 == 0, "each CTA of the pair loads half of a tile's 64-column boxes");
-    static_assert(Tr::kConsumerWarps * 2 < (1 << 20), "mbarrier arrival count");
-};
-
-// Whether a problem may run on CTA pairs: both CTAs of a pair must hold the same head and need the
-// same key tiles, i.e. non-causal and an even number of row blocks per head slot (fwd_grid's x
-// runs over the row blocks of one slot first).
-inline bool use_cta_pairs(const FwdParams& p, int block_m) {
-    return !p.causal && fwd_row_blocks(p, block_m) % 2 == 0;
-}
-
 // ---- The producer warpgroup ----
 
 // Ring positions. A CTA's key tiles are counted g = 0, 1, ... over everything it runs (rungs 6-7:
@@ -184,26 +169,6 @@ __device__ __forceinline__ uint32_t ring_parity(int g) { return static_cast<uint
 // the last warpgroup's P(t)·V(t) completed, just as the first warpgroup wanted K(t+2), so every
 // tile waited for a load (rung 7 at 2x16x8192x256: 443 -> 700 TFLOP/s with the 80-key tile,
 // session 8 call 1).
-// K or V of key tile t into ring slot s (load_key_tile), or, on a CTA pair, this CTA's half of its
-// boxes multicast into both CTAs' slot s (PairTraits).
-template <class Tr>
-__device__ __forceinline__ void load_ring_tile(uint32_t ring, uint32_t bar0, const CUtensorMap* tm, int t, int s,
-                                               const BlockCoords& blk) {
-    if constexpr (Tr::kClusterM == 1) {
-        load_key_tile<Tr>(ring, bar0, tm, t, s, blk);
-    } else {
-        const uint32_t dst = ring + s * Tr::kKVBytes, bar = bar0 + 8 * s;
-        const int row = (blk.key_tile_begin + t) * Tr::kBlockN;
-        const int rank = static_cast<int>(hopper::cluster_ctarank());
-        hopper::mbarrier_arrive_expect_tx(bar, Tr::kChunks * Tr::kKVChunkBytes);  // both halves land here
-#pragma unroll
-        for (int c = 0; c < Tr::kChunks; ++c)
-            if (c % Tr::kClusterM == rank)
-                hopper::tma_load_4d_multicast(dst + c * Tr::kKVChunkBytes, tm, bar, c * Tr::kAtomCols, row,
-                                              blk.head_kv, blk.batch, static_cast<uint16_t>((1u << Tr::kClusterM) - 1));
-    }
-}
-
 template <class Tr, class LoadQ>
 __device__ __forceinline__ void produce_tile(const CtaSmem<Tr>& sm, const CUtensorMap* tm_k, const CUtensorMap* tm_v,
                                              const BlockCoords& blk, int n_tiles, int g0, LoadQ&& load_q) {
@@ -213,12 +178,12 @@ __device__ __forceinline__ void produce_tile(const CtaSmem<Tr>& sm, const CUtens
         if (g >= Tr::kStages) ptx::mbarrier_wait_parity(empty0 + 8 * ring_slot<Tr>(g), ring_parity<Tr>(g) ^ 1u);
         return ring_slot<Tr>(g);
     };
-    if (n_tiles > 0) load_ring_tile<Tr>(sm.k, sm.bar_k0, tm_k, 0, free_slot(k_empty0, g0), blk);
+    if (n_tiles > 0) load_key_tile<Tr>(sm.k, sm.bar_k0, tm_k, 0, free_slot(k_empty0, g0), blk);
     load_q();
 #pragma unroll 1
     for (int t = 0; t < n_tiles; ++t) {
-        if (t + 1 < n_tiles) load_ring_tile<Tr>(sm.k, sm.bar_k0, tm_k, t + 1, free_slot(k_empty0, g0 + t + 1), blk);
-        load_ring_tile<Tr>(sm.v, sm.bar_v0, tm_v, t, free_slot(v_empty0, g0 + t), blk);
+        if (t + 1 < n_tiles) load_key_tile<Tr>(sm.k, sm.bar_k0, tm_k, t + 1, free_slot(k_empty0, g0 + t + 1), blk);
+        load_key_tile<Tr>(sm.v, sm.bar_v0, tm_v, t, free_slot(v_empty0, g0 + t), blk);
     }
 }
 
@@ -279,10 +244,7 @@ struct WsConsumer : ConsumerThread<Tr> {
     __device__ __forceinline__ void release_v(int slot) const { release(k_empty0 + 8 * (Tr::kStages + slot)); }
     __device__ __forceinline__ void release(uint32_t empty) const {
         __syncwarp();
-        if (this->lane == 0) {
-            ptx::mbarrier_arrive(empty);
-            if constexpr (Tr::kClusterM == 2) hopper::mbarrier_arrive_remote(empty, hopper::cluster_ctarank() ^ 1u);
-        }
+        if (this->lane == 0) ptx::mbarrier_arrive(empty);
     }
 };
 
@@ -391,23 +353,15 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
     if (tid == 0) {
         sm.init_full_barriers();
 #pragma unroll
-        for (int s = 0; s < 2 * Tr::kStages; ++s)
-            ptx::mbarrier_init(sm.release + 8 * s, Tr::kConsumerWarps * Tr::kClusterM);  // k_empty, v_empty
+        for (int s = 0; s < 2 * Tr::kStages; ++s) ptx::mbarrier_init(sm.release + 8 * s, Tr::kConsumerWarps);  // k_empty, v_empty
         hopper::fence_mbarrier_init();
     }
-    // The last CTA-wide barrier: the producer's idle threads exit below. A pair also waits for the
-    // peer's barriers to exist before multicasting into them or arriving on them.
-    if constexpr (Tr::kClusterM > 1) hopper::cluster_sync();
-    else __syncthreads();
+    __syncthreads();  // the last CTA-wide barrier: the producer's idle threads exit below
 
     if (tid < 128) {
         // ---- Producer warpgroup ----
         if constexpr (Tr::kPingPong) hopper::setmaxnreg_dec<Tr::kProducerRegs>();
         if (tid == 0) produce_tile<Tr>(sm, &tm_k, &tm_v, blk, n_tiles, 0, [&] { load_q<Tr>(sm, &tm_q, blk, p); });
-        // A pair's closing cluster barrier waits for non-exited threads only: the producer leaves
-        // now rather than wait there (a waiting warp polls, and lanes 1-31 of warp 0 waiting beside
-        // lane 0's loop would slow the loads).
-        if constexpr (Tr::kClusterM > 1) return;
     } else {
         // ---- Consumer warpgroups: 64 query rows each ----
         if constexpr (Tr::kPingPong) hopper::setmaxnreg_inc<Tr::kConsumerRegs>();
@@ -433,22 +387,11 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
         // ---- Epilogue: this warpgroup's Q rows are dead (its wgmmas all completed) ----
         write_output<Tr>(o, row_sum, row_max, c, sm, &tm_o, p);
     }
-    // A pair: the peer's consumers arrive on this CTA's empty barriers until their last tile.
-    if constexpr (Tr::kClusterM > 1) hopper::cluster_sync();
 #endif  // FA_HOPPER_ENABLED
 }
 
-#ifndef FA_WS_PAIRS
-#define FA_WS_PAIRS 0
-#endif
-
 template <class Tr, class Schedule>
 cudaError_t launch_wgmma_ws(const FwdParams& p, cudaStream_t stream) {
-    if constexpr (FA_WS_PAIRS && Tr::kChunks % 2 == 0 && Tr::kConsumerWarpgroups >= 2) {
-        if (use_cta_pairs(p, Tr::kBlockM))
-            return launch_tma_fwd<PairTraits<Tr>, Tr::kLaunchThreads>(wgmma_ws_fwd_kernel<PairTraits<Tr>, Schedule>, p,
-                                                                     stream);
-    }
     return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_ws_fwd_kernel<Tr, Schedule>, p, stream);
 }
 
