@@ -61,9 +61,9 @@ struct WgmmaTileD128 {
 // the O rescale: 64 FMUL per thread, the ring's and the token's waits, the issue window) is
 // spread over 160 keys instead of 128. Two stages: Q 32 KB + 2 x (K 40 KB + V 40 KB) = 192 KB (a
 // third would need 272). Registers: O 64 + S 80 + P 40 = 184 of the consumers' 240, no spill.
-// Why 160 and not FA3's 176 (2 x (44 + 44) + 32 = 208 KB), and not on rung 9 (2 x 32 KB of Q
-// + 160 KB = 224 KB fits its second Q buffer): both measured in session 14 call 1, below the
-// 160-key rung 7 on every long shape (07_wgmma_overlap.cu has the numbers).
+// Why 160 and not FA3's 176 (2 x (44 + 44) + 32 = 208 KB): measured in session 14 call 1, below
+// 160 on every long shape (07_wgmma_overlap.cu has the numbers). Rung 9 (2 x 32 KB of Q + 160 KB =
+// 224 KB fits its second Q buffer) runs it on long non-causal rows since session 17.
 template <typename T_>
 struct WgmmaTileD128Wide : WgmmaTileD128<T_> {
     static constexpr int kBlockN = 160;

@@ -113,9 +113,20 @@
 //   d256 S=512 485.1 -> 499.1 (551.3), causal 307.5 -> 317.6 (350.0); 1,024 +2 %; 2,048 +1-4 %.
 //   Long rows (2x16x8192x128, 2x32x8192x64) level within the rounds' spread.
 //
+// Session 17 (results/nvidia-h100-80gb-hbm3/session17/, H100 SXM, bf16): rung 7's 160-key head_dim-128
+// tile with both Q buffers (PersistentD128Wide, 224 KB) as the default for non-causal problems of
+// at least 2,048 rows, where FA4 led (session 16). Call 5, one binary, 5 + 30 launches, two rounds,
+// TFLOP/s 128 -> 160 keys (rung 7 in brackets): 8x16x2048 661.6 -> 672.9 (638.7), 4x16x4096 693.2
+// -> 703.2 (691.7), 2x16x8192 707.7 -> 699.4 (717.6; rounds 717 / 682), 4x16x8192 658.6 -> 720.0
+// (713.2), 1x16x16384 648.2 -> 705.0 (706.2); steady state 8x16x2048 582.9 -> 590.9, 1x16x16384
+// 659.8 -> 669.7. Causal stays at 128 (160: 2,048 581 -> 558, 4,096 level, 8,192 / 16k +2-4 % in
+// rounds 5 % apart), and so do 512 and 1,024 keys (500 -> 442, 604 -> 581: padding). Session 14's
+// measurement of the same tile (+0-3 % non-causal) predates the work slots; both times the gain is
+// per-tile overhead (row max, O rescale, waits) spread over 25 % more keys.
+//
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; regs entry/producer/consumer as rung 7; the short
-// causal head_dim-64 128 x 128 tile: 4 stages, 162 KiB, no spills, 168 registers): no spills at
-// any head_dim (d256 spilled 28 bytes outside the tile loop until session 11's uniform index).
+// causal head_dim-64 128 x 128 tile: 4 stages, 162 KiB, no spills, 168 registers; the 160-key
+// head_dim-128 tile: 2 stages, 226 KiB, no spills): no spills at any head_dim (d256 spilled 28 bytes outside the tile loop until session 11's uniform index).
 
 #include <cstdint>
 #include <vector>
@@ -155,13 +166,19 @@ struct PersistentTraits : wgmma::WsTraits<Config> {
 };
 
 // Rung 9's tiles: rung 7's, except head_dim 128 with a 2-stage ring, so that a second Q buffer
-// fits (Q 2 x 32 KB + 2 x (K 32 KB + V 32 KB) = 192 KB; with 3 stages 256 KB would not). Head_dim
+// fits (Q 2 x 32 KB + 2 x (K 32 KB + V 32 KB) = 192 KB; with 3 stages 256 KB would not); long
+// non-causal rows take the 160-key tile (PersistentD128Wide below). Head_dim
 // 64 keeps 4 stages (2 x 24 KB + 4 x 32 KB = 176 KB); head_dim 256 has one Q buffer (2 x 64 KB +
 // 2 x 80 KB does not fit), so its next Q waits for the epilogue.
 template <typename T>
 struct PersistentD128 : wgmma::WgmmaWsD128<T> {
     static constexpr int kStages = 2;
 };
+
+// Head_dim 128 with rung 7's 160-key tile (WgmmaTileD128Wide, 2 stages) and both Q buffers: Q
+// 2 x 32 KB + 2 x (K 40 KB + V 40 KB) = 224 KB. The default for long non-causal rows (kLongNonCausal).
+template <typename T>
+struct PersistentD128Wide : wgmma::WgmmaWsD128Wide<T> {};
 
 // [0]: tiles handed out after the first gridDim.x; [1]: CTAs done fetching (see the header).
 __device__ int work_counter[2];
@@ -368,6 +385,13 @@ bool short_causal(const KernelInfo&, const KernelInstance&, const ProblemShape& 
 }
 constexpr DefaultRule kShortCausal{&short_causal, "causal, seqlen_q and seqlen_k <= 1024"};
 
+// Where the 160-key head_dim-128 tile replaces the 128-key one: non-causal, at least 2,048 query and
+// key rows (session 17 call 5).
+bool long_non_causal(const KernelInfo&, const KernelInstance&, const ProblemShape& p) {
+    return !p.causal && p.seqlen_q >= 2048 && p.seqlen_k >= 2048;
+}
+constexpr DefaultRule kLongNonCausal{&long_non_causal, "non-causal, seqlen_q and seqlen_k >= 2048"};
+
 }  // namespace
 
 const std::vector<KernelInstance>& wgmma_persistent_instances() {
@@ -380,6 +404,8 @@ const std::vector<KernelInstance>& wgmma_persistent_instances() {
         persistent_instance<wgmma::WgmmaWsD256<__half>>(),
         persistent_instance<wgmma::WgmmaWsD64Short<__nv_bfloat16>>(kShortCausal),
         persistent_instance<wgmma::WgmmaWsD64Short<__half>>(kShortCausal),
+        persistent_instance<PersistentD128Wide<__nv_bfloat16>>(kLongNonCausal),
+        persistent_instance<PersistentD128Wide<__half>>(kLongNonCausal),
     };
     return instances;
 }
