@@ -341,14 +341,16 @@ TEST_CASE("a row's DefaultRule makes it the default for the problems it names", 
     }
 
     // Rung 7 at head_dim 128: the 160-key tile from 2,048 query and key rows on, causal or not
-    // (07_wgmma_overlap.cu); rungs 6 and 9 keep 128 keys. The decode tile's rule comes first.
+    // (07_wgmma_overlap.cu); rung 9 the same tile from 2,048 rows when non-causal
+    // (09_wgmma_persistent.cu); rung 6 keeps 128 keys. The decode tile's rule comes first.
     p.heads_kv = 0;
     const struct {
         int seqlen_q, seqlen_k;
         bool causal;
-        int overlap_n;
-    } d128[] = {{2048, 2048, false, 160}, {8192, 8192, true, 160}, {16384, 4096, false, 160},
-                {2047, 8192, false, 128}, {8192, 2047, true, 128}, {512, 512, false, 128}};
+        int overlap_n, persistent_n;
+    } d128[] = {{2048, 2048, false, 160, 160}, {8192, 8192, true, 160, 128}, {16384, 4096, false, 160, 160},
+                {2047, 8192, false, 128, 128}, {8192, 2047, true, 128, 128}, {4096, 2047, false, 128, 128},
+                {512, 512, false, 128, 128}};
     for (fa::DType dtype : {fa::DType::BFloat16, fa::DType::Float16})
         for (const auto& c : d128) {
             INFO(fa::dtype_name(dtype) << " seqlen_q " << c.seqlen_q << " seqlen_k " << c.seqlen_k << " causal "
@@ -360,7 +362,8 @@ TEST_CASE("a row's DefaultRule makes it the default for the problems it names", 
             for (const char* slug : {"wgmma_ws", "wgmma_overlap", "wgmma_persistent"}) {
                 INFO(slug);
                 REQUIRE(fa::check_support(*fa::find_kernel(slug), p, nullptr, 90, 227 * 1024, &inst).empty());
-                const int n = std::string(slug) == "wgmma_overlap" ? c.overlap_n : 128;
+                const std::string name(slug);
+                const int n = name == "wgmma_overlap" ? c.overlap_n : name == "wgmma_persistent" ? c.persistent_n : 128;
                 CHECK(inst->tile == fa::TileConfig{128, n, 256});
             }
         }
