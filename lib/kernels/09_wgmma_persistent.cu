@@ -123,6 +123,11 @@
 // rounds 5 % apart), and so do 512 and 1,024 keys (500 -> 442, 604 -> 581: padding). Session 14's
 // measurement of the same tile (+0-3 % non-causal) predates the work slots; both times the gain is
 // per-tile overhead (row max, O rescale, waits) spread over 25 % more keys.
+// Measured and not kept (call 7, two rounds, TFLOP/s): the producer claiming its next tile (the
+// counter's atomicAdd) at the start of the current one, so that the atomic's round trip runs under
+// the tile's ring waits: non-causal level (d128 32x16x512 501.3 -> 504.3; 512-2,048 within
+// +-1 %), causal -1 to -7 % (d256 8x16x2048 620.3 -> 576.5): a CTA holding a claimed tile it has
+// not started unbalances the heaviest-first order, and at 512 the atomic was not what waits.
 //
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; regs entry/producer/consumer as rung 7; the short
 // causal head_dim-64 128 x 128 tile: 4 stages, 162 KiB, no spills, 168 registers; the 160-key
