@@ -132,6 +132,9 @@
 // waiting for its TMA store's reads (and arriving on q_empty) after the next tile's first batch
 // instead of at the end of the epilogue measured level at head_dim 128 (32x16x512 502.3 -> 504.1,
 // causal 340.8 -> 336.6) and -3 to -4.5 % on short causal head_dim 64 (32x32x512 267.2 -> 255.1).
+// Nor ring depth (call 9): the 128-key tile at 3 stages with one Q buffer (225 KiB, the next Q
+// waiting for the epilogue) instead of 2 stages and two Q buffers: 32x16x512 500.4 -> 473.7, causal
+// 340.3 -> 284.1, 16x16x1024 605.2 -> 583.8, causal 478.1 -> 434.3, longer causal rows -3 to -5 %.
 //
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; regs entry/producer/consumer as rung 7; the short
 // causal head_dim-64 128 x 128 tile: 4 stages, 162 KiB, no spills, 168 registers; the 160-key
