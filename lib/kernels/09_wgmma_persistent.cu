@@ -135,6 +135,11 @@
 // Nor ring depth (call 9): the 128-key tile at 3 stages with one Q buffer (225 KiB, the next Q
 // waiting for the epilogue) instead of 2 stages and two Q buffers: 32x16x512 500.4 -> 473.7, causal
 // 340.3 -> 284.1, 16x16x1024 605.2 -> 583.8, causal 478.1 -> 434.3, longer causal rows -3 to -5 %.
+// Nor, at head_dim 256 (one Q buffer), handing the buffer back as soon as each warpgroup's last S
+// has landed, with O stored from registers (call 10; the overlap a second buffer would buy): the
+// next Q then loads under the last softmax, P·V and epilogue, but 32x16x512 499.0 -> 475.2, causal
+// 318.0 -> 292.5, 1,024 -3 to -5 %, long rows -1 to -6 %: 128 scattered 4-byte stores per thread
+// cost more than the wait they remove.
 //
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; regs entry/producer/consumer as rung 7; the short
 // causal head_dim-64 128 x 128 tile: 4 stages, 162 KiB, no spills, 168 registers; the 160-key
