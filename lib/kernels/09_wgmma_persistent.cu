@@ -140,6 +140,12 @@
 // next Q then loads under the last softmax, P·V and epilogue, but 32x16x512 499.0 -> 475.2, causal
 // 318.0 -> 292.5, 1,024 -3 to -5 %, long rows -1 to -6 %: 128 scattered 4-byte stores per thread
 // cost more than the wait they remove.
+// Where the 512 time goes (call 11, ncu source counters at 32x16x512x128 non-causal): the largest
+// stall line is the consumers' wait for the next tile's Q (bar_q, 7.5 % of the samples), then the
+// S and P·V waits (WARPGROUP.DEPBAR 5.9 / 2.9 / 2.6 %). Loading the next tile's Q a tile earlier
+// (claimed and loaded after the current tile's second key tile, non-causal; call 12) measured
+// -1 to -2 % at 512-2,048 and -11 % at 4x16x8192, with causal rows (unchanged logic) -3 to -5 %:
+// the producer's extra state at its 24 registers. Next: the same without growing the producer.
 //
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; regs entry/producer/consumer as rung 7; the short
 // causal head_dim-64 128 x 128 tile: 4 stages, 162 KiB, no spills, 168 registers; the 160-key
