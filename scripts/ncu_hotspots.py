@@ -5,12 +5,15 @@
         --import-source no -o /tmp/r9 build/fa-bench --profile --kernel wgmma_persistent ...
     ncu --import /tmp/r9.ncu-rep --page source --csv --print-source sass > /tmp/r9.sass.csv
     build/venv/bin/python scripts/ncu_hotspots.py /tmp/r9.sass.csv            # or --report /tmp/r9.ncu-rep
+    build/venv/bin/python scripts/ncu_hotspots.py /tmp/r9.sass.csv --compare /tmp/cudnn.sass.csv
 
 For each kernel in the file: the SASS lines that collected the most warp stall samples (their
 share of the kernel's samples, the instruction, how often it ran, its three largest stall
 reasons), the stall reasons over the whole kernel, and the executed-instruction mix by opcode
 (the tables sessions 16-17 of the README's Hopper notes were read from: ncu's GUI shows them one
-line at a time, and its CSV has ~60 columns a line).
+line at a time, and its CSV has ~60 columns a line). With --compare, the first kernel of each of
+two exports side by side: instructions, stall reasons and instruction mix (rung 9 against
+cuDNN's kernel in session 16 was read that way).
 
 Reading ncu's source-page CSV (ncu 2025.3): each kernel is a block that starts with a row
 `"Kernel Name","<name>"`, then a header row (Address, Source, "Warp Stall Sampling (All
@@ -146,6 +149,29 @@ def report(kernels: Iterable[Kernel], top: int, out=None) -> None:
         print("instruction mix (M): " + " ".join(f"{op}:{n / 1e6:.2f}" for op, n in mix[:24]), file=out)
 
 
+def compare(a: Kernel, b: Kernel, out=None, rows: int = 24) -> None:
+    """Two kernels side by side (ours against a peer's, or a change against its base): samples,
+    instructions, stall reasons and the instruction mix, the larger of the two first."""
+    out = out or sys.stdout
+    print(f"== A {a.name}\n== B {b.name}", file=out)
+    ea, eb = (sum(line.executed for line in k.lines) for k in (a, b))
+    print(f"warp instructions executed (M): A {ea / 1e6:.2f}  B {eb / 1e6:.2f}", file=out)
+    ra, rb = dict(reasons(a)), dict(reasons(b))
+    print("stall reason        A %     B %", file=out)
+    for reason in sorted(set(ra) | set(rb), key=lambda r: -max(ra.get(r, 0.0), rb.get(r, 0.0)))[:12]:
+        print(f"{reason:16s} {ra.get(reason, 0.0):6.1f}  {rb.get(reason, 0.0):6.1f}", file=out)
+    ma, mb = dict(opcode_mix(a)), dict(opcode_mix(b))
+    print("opcode           A (M)   B (M)", file=out)
+    for op in sorted(set(ma) | set(mb), key=lambda o: -max(ma.get(o, 0), mb.get(o, 0)))[:rows]:
+        print(f"{op:14s} {ma.get(op, 0) / 1e6:7.2f} {mb.get(op, 0) / 1e6:7.2f}", file=out)
+
+
+def read_export(path: str) -> str:
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", newline="") as f:
+        return f.read()
+
+
 def export(report_path: str) -> str:
     ncu = shutil.which("ncu")
     if ncu is None:
@@ -163,6 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("csv", nargs="?", help="ncu --page source --csv --print-source sass output (.gz too)")
     parser.add_argument("--report", help="an .ncu-rep to export with ncu first (instead of CSV)")
     parser.add_argument("--top", type=int, default=20, help="SASS lines to list per kernel (default 20)")
+    parser.add_argument("--compare", metavar="CSV",
+                        help="a second export: its first kernel against the first one's, side by side")
     args = parser.parse_args(argv)
     if (args.csv is None) == (args.report is None):
         print("ncu_hotspots.py: give the exported CSV or --report FILE.ncu-rep (one of them)", file=sys.stderr)
@@ -171,13 +199,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("ncu_hotspots.py: --top must be at least 1", file=sys.stderr)
         return 2
     try:
-        if args.report:
-            text = export(args.report)
+        text = export(args.report) if args.report else read_export(args.csv)
+        if args.compare:
+            compare(parse(text)[0], parse(read_export(args.compare))[0])
         else:
-            opener = gzip.open if args.csv.endswith(".gz") else open
-            with opener(args.csv, "rt", newline="") as f:
-                text = f.read()
-        report(parse(text), args.top)
+            report(parse(text), args.top)
     except (OSError, ValueError) as e:
         print(str(e) if isinstance(e, ValueError) else f"ncu_hotspots.py: {e}", file=sys.stderr)
         return 2

@@ -82,3 +82,17 @@ def test_a_gzipped_export_reads_the_same(tmp_path, capsys):
     assert hs.main([str(DATA)]) == 0
     out = capsys.readouterr().out.split("== ")
     assert out[1:3] == out[3:5]
+
+
+def test_compare_puts_two_kernels_side_by_side(tmp_path, capsys):
+    second = tmp_path / "second.csv"
+    # The second export: only its mma kernel (the first block dropped).
+    text = DATA.read_text()
+    second.write_text(text[text.index('"Kernel Name","void fa::mma'):])
+    assert hs.main([str(DATA), "--compare", str(second)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("== A void fa::wgmma_persistent") and out[1].startswith("== B void fa::mma")
+    assert "A 0.23  B 0.00" in out[2]
+    rows = {line.split()[0]: line.split()[1:] for line in out[3:] if line and not line.startswith(("stall", "opcode"))}
+    assert rows["long_sb"] == ["57.2", "0.0"] and rows["math"] == ["1.0", "75.0"]
+    assert rows["HGMMA"] == ["0.05", "0.00"] and rows["HMMA"] == ["0.00", "0.00"]
