@@ -30,12 +30,15 @@ import argparse
 import csv
 import gzip
 import io
+import math
 import re
 import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
+
+from ncu_profile import parse_number
 
 SAMPLES = "Warp Stall Sampling (All Samples)"
 EXECUTED = "Instructions Executed"
@@ -73,10 +76,9 @@ def opcode_of(source: str) -> str:
 
 
 def to_int(cell: str) -> int:
-    cell = cell.replace(",", "").strip()
-    if not cell or cell.lower() == "n/a":
-        return 0
-    return int(float(cell))
+    """A count cell as ncu_profile.py reads numbers (thousands separators; blank or n/a: 0)."""
+    value = parse_number(cell)
+    return 0 if math.isnan(value) else int(value)
 
 
 def parse(text: str) -> list[Kernel]:

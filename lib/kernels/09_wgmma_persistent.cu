@@ -114,7 +114,8 @@
 //   Long rows (2x16x8192x128, 2x32x8192x64) level within the rounds' spread.
 //
 // Session 17 (results/nvidia-h100-80gb-hbm3/session17/, H100 SXM, bf16): rung 7's 160-key head_dim-128
-// tile with both Q buffers (PersistentD128Wide, 224 KB) as the default for non-causal problems of
+// tile with both Q buffers (wgmma::WgmmaWsD128Wide as it is: 2 stages, so PersistentTraits fits Q
+// 2 x 32 KB + 2 x (K 40 KB + V 40 KB) = 224 KB) as the default for non-causal problems of
 // at least 2,048 rows, where FA4 led (session 16). Call 5, one binary, 5 + 30 launches, two rounds,
 // TFLOP/s 128 -> 160 keys (rung 7 in brackets): 8x16x2048 661.6 -> 672.9 (638.7), 4x16x4096 693.2
 // -> 703.2 (691.7), 2x16x8192 707.7 -> 699.4 (717.6; rounds 717 / 682), 4x16x8192 658.6 -> 720.0
@@ -190,18 +191,13 @@ struct PersistentTraits : wgmma::WsTraits<Config> {
 
 // Rung 9's tiles: rung 7's, except head_dim 128 with a 2-stage ring, so that a second Q buffer
 // fits (Q 2 x 32 KB + 2 x (K 32 KB + V 32 KB) = 192 KB; with 3 stages 256 KB would not); long
-// non-causal rows take the 160-key tile (PersistentD128Wide below). Head_dim
-// 64 keeps 4 stages (2 x 24 KB + 4 x 32 KB = 176 KB); head_dim 256 has one Q buffer (2 x 64 KB +
-// 2 x 80 KB does not fit), so its next Q waits for the epilogue.
+// non-causal rows take rung 7's 160-key tile as it is (2 stages: both Q buffers fit in 224 KB;
+// kLongNonCausal below). Head_dim 64 keeps 4 stages (2 x 24 KB + 4 x 32 KB = 176 KB); head_dim
+// 256 has one Q buffer (2 x 64 KB + 2 x 80 KB does not fit), so its next Q waits for the epilogue.
 template <typename T>
 struct PersistentD128 : wgmma::WgmmaWsD128<T> {
     static constexpr int kStages = 2;
 };
-
-// Head_dim 128 with rung 7's 160-key tile (WgmmaTileD128Wide, 2 stages) and both Q buffers: Q
-// 2 x 32 KB + 2 x (K 40 KB + V 40 KB) = 224 KB. The default for long non-causal rows (kLongNonCausal).
-template <typename T>
-struct PersistentD128Wide : wgmma::WgmmaWsD128Wide<T> {};
 
 // [0]: tiles handed out after the first gridDim.x; [1]: CTAs done fetching (see the header).
 __device__ int work_counter[2];
@@ -427,8 +423,8 @@ const std::vector<KernelInstance>& wgmma_persistent_instances() {
         persistent_instance<wgmma::WgmmaWsD256<__half>>(),
         persistent_instance<wgmma::WgmmaWsD64Short<__nv_bfloat16>>(kShortCausal),
         persistent_instance<wgmma::WgmmaWsD64Short<__half>>(kShortCausal),
-        persistent_instance<PersistentD128Wide<__nv_bfloat16>>(kLongNonCausal),
-        persistent_instance<PersistentD128Wide<__half>>(kLongNonCausal),
+        persistent_instance<wgmma::WgmmaWsD128Wide<__nv_bfloat16>>(kLongNonCausal),
+        persistent_instance<wgmma::WgmmaWsD128Wide<__half>>(kLongNonCausal),
     };
     return instances;
 }
