@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <type_traits>
 
 #include "device/block_info.cuh"
 #include "fa/kernel_api.h"
@@ -61,6 +62,21 @@ cudaError_t launch_fwd(const FwdParams& p, cudaStream_t stream) {
     return finish_splits(p, cudaGetLastError(), stream);
 }
 
+// Rows of a Q box: Tr::kQBoxRows where the traits define it (rung 9 loads one warpgroup's half of
+// Q at a time at head_dim 256), else the CTA's kBlockM.
+template <class Tr, class = void>
+struct QBoxRows {
+    static constexpr int value = Tr::kBlockM;
+};
+template <class Tr>
+struct QBoxRows<Tr, std::void_t<decltype(Tr::kQBoxRows)>> {
+    static constexpr int value = Tr::kQBoxRows;
+};
+template <class Tr>
+constexpr int q_box_rows() {
+    return QBoxRows<Tr>::value;
+}
+
 // The launch of the Hopper rungs (5-7), whose kernels take FwdParams and the four TMA maps: the
 // maps are encoded for Tr's tiles (Q boxes of kBlockM rows, K/V of kBlockN, O of one consumer
 // warpgroup's 64 rows), then as launch_fwd with kLaunchThreads threads (rungs 6-7 launch a
@@ -71,7 +87,7 @@ template <class Tr, int kLaunchThreads, typename Kernel>
 cudaError_t launch_tma_fwd(Kernel kernel, const FwdParams& p, cudaStream_t stream, const dim3* grid = nullptr) {
     if (p.head_dim != Tr::kHeadDim || p.dtype != dtype_of<typename Tr::T>()) return cudaErrorInvalidValue;
     FwdTensorMaps maps;
-    if (!encode_fwd_tensor_maps(p, TmaBoxRows{Tr::kBlockM, Tr::kBlockN, Tr::kWarpgroupRows}, &maps))
+    if (!encode_fwd_tensor_maps(p, TmaBoxRows{q_box_rows<Tr>(), Tr::kBlockN, Tr::kWarpgroupRows}, &maps))
         return cudaErrorInvalidValue;
     if (const cudaError_t e = prepare_smem(kernel, Tr::kSmemBytes); e != cudaSuccess) return e;
     kernel<<<grid ? *grid : fwd_grid(p, Tr::kBlockM), kLaunchThreads, Tr::kSmemBytes, stream>>>(p, maps.q, maps.k,

@@ -47,7 +47,8 @@
 //     slots, was flagged by racecheck at head_dim 256 (see the consumers' loop).
 //   - Tiles: rung 7's, except head_dim 128 at 2 stages (Q 2 x 32 KB + 2 x 64 KB K/V = 192 KB;
 //     3 stages would need 256 KB). Head_dim 64 keeps 4 stages (176 KB). Head_dim 256 has one Q
-//     buffer (2 x 64 KB + 2 x 80 KB does not fit), so its next Q still waits for the epilogue.
+//     buffer (2 x 64 KB + 2 x 80 KB does not fit), so its next Q still waits for the epilogue,
+//     since session 18 half by half (bar_q and q_empty per consumer warpgroup, 128 arrivals).
 //
 // Measured (results/nvidia-h100-80gb-hbm3/session8/fa2/ladder.csv: H100 SXM, bf16, 16k tokens,
 // one call with cuDNN 9.19 and FA4 4.0.0b36; TFLOP/s, rung 9 / rung 7, non-causal; causal):
@@ -148,6 +149,32 @@
 // -1 to -2 % at 512-2,048 and -11 % at 4x16x8192, with causal rows (unchanged logic) -3 to -5 %:
 // the producer's extra state at its 24 registers. Next: the same without growing the producer.
 //
+// Session 18 (results/nvidia-h100-80gb-hbm3/session18/, H100 SXM, bf16, 5 + 30 launches, A/B
+// against the session-17 binary in one call each, TFLOP/s medians):
+//   - Head_dim 256 hands Q back and reloads it by halves, one per consumer warpgroup (kSplitQ:
+//     the half's own bar_q and q_empty, 64-row Q boxes, work slot i % 2), so the first
+//     warpgroup's next Q loads while the second still runs its last P·V and epilogue. Call 4,
+//     three rounds: 32x16x512 500.2 -> 504.7, causal 318.6 -> 321.1; 16x16x1024 647.6 -> 652.7,
+//     482.8 -> 488.2; 8x16x2048 level non-causal, causal 610.3 -> 624.8; 4,096 and 8,192 within
+//     the rounds' spread; call 5 (this code: the producer's two half loads unrolled, which took
+//     away a 16-byte producer spill) the same within 0.5 %. +1 %: the wait it removes is only
+//     the second warpgroup's lag. Call 3 ran the same change 3-10 % slower at every length:
+//     each warpgroup's whole Q buffer view (not just its two barrier addresses) was derived from
+//     the per-thread warpgroup index, so the operand descriptors left the uniform registers.
+//   Measured and not kept (the code is in session18/call*/):
+//   - Call 1: the producer split in two, warp 1 claiming tiles and loading their Q a whole tile
+//     ahead (as soon as the buffer is free; causal: once the K/V thread has 2 K tiles of the
+//     current tile left), thread 0 issuing K and V only, two rounds: head_dim 128 at 512 level
+//     (499.4 -> 498.2, causal 339.7 -> 337.1), 1,024-2,048 +1-1.5 %, head_dim 64 level, head_dim
+//     256 -1 to -3.5 % (its one Q buffer then gated the next tile's K(0) on the epilogue). So the
+//     512 wait call 11 found at bar_q is not the Q load's latency.
+//   - Call 2: the tile boundary as one batch — a tile's last P·V and the next tile's S(0) under
+//     one token turn, the epilogue while S(0) runs, then softmax(0) (two Q buffers): head_dim 128
+//     -3 to -7 % (512 498 -> 464, causal 340 -> 317), head_dim 64 level to -3 %: the epilogue
+//     now sits between the warpgroup's P·V and its next softmax, and the other warpgroup waits
+//     for the token through it. (Its split-KV causal tiles with no key tiles also moved the ring:
+//     2 GPU-test failures; the A/B shapes checked clean.)
+//
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; regs entry/producer/consumer as rung 7; the short
 // causal head_dim-64 128 x 128 tile: 4 stages, 162 KiB, no spills, 168 registers; the 160-key
 // head_dim-128 tile: 2 stages, 226 KiB, no spills): no spills at any head_dim (d256 spilled 28 bytes outside the tile loop until session 11's uniform index).
@@ -184,6 +211,13 @@ struct PersistentTraits : wgmma::WsTraits<Config> {
     static constexpr int kOffQ1 = (kOffWork + 2 * kWorkBytes + 1023) / 1024 * 1024;
     static constexpr bool kDoubleQ = kOffQ1 + Ws::kQBytes + Ws::kAlignSlack <= 227 * 1024;
     static constexpr int kQBuffers = kDoubleQ ? 2 : 1;
+    // One Q buffer (head_dim 256): its halves, one per consumer warpgroup, are handed back and
+    // reloaded apart (bar_q / q_empty per half: the second Q buffer's barriers), so the first
+    // warpgroup's next Q loads while the second still runs its last P·V and epilogue; the TMA
+    // boxes of Q are then one warpgroup's 64 rows (launch_tma_fwd).
+    static constexpr bool kSplitQ = !kDoubleQ;
+    static constexpr int kQBoxRows = kSplitQ ? Ws::kWarpgroupRows : Ws::kBlockM;
+    static_assert(!kSplitQ || Ws::kConsumerWarpgroups == 2, "a Q half per consumer warpgroup");
     static constexpr int kSmemBytes = (kDoubleQ ? kOffQ1 + Ws::kQBytes : kOffWork + 2 * kWorkBytes) + Ws::kAlignSlack;
     static_assert(sizeof(BlockCoords) == kWorkBytes, "a work slot holds one BlockCoords");
     static_assert(kSmemBytes <= 227 * 1024, "fits sm_90's 227 KiB opt-in shared memory per block");
@@ -193,7 +227,8 @@ struct PersistentTraits : wgmma::WsTraits<Config> {
 // fits (Q 2 x 32 KB + 2 x (K 32 KB + V 32 KB) = 192 KB; with 3 stages 256 KB would not); long
 // non-causal rows take rung 7's 160-key tile as it is (2 stages: both Q buffers fit in 224 KB;
 // kLongNonCausal below). Head_dim 64 keeps 4 stages (2 x 24 KB + 4 x 32 KB = 176 KB); head_dim
-// 256 has one Q buffer (2 x 64 KB + 2 x 80 KB does not fit), so its next Q waits for the epilogue.
+// 256 has one Q buffer (2 x 64 KB + 2 x 80 KB does not fit), so each half of its next Q waits for
+// that half's epilogue (kSplitQ).
 template <typename T>
 struct PersistentD128 : wgmma::WgmmaWsD128<T> {
     static constexpr int kStages = 2;
@@ -220,23 +255,39 @@ __device__ __forceinline__ BlockCoords work_coords(const FwdParams& p, int w) {
 
 // The CTA's i-th tile uses Q buffer i % kQBuffers: its shared memory as rung 7's layout sees it
 // (q and bar_q replaced), its q_empty barrier and work slot, and the parity of that buffer's use.
+// With kSplitQ, `half` picks that half's bar_q and q_empty (for the producer's loads: a consumer
+// takes only those two addresses, see its loop), and the work slot is i % 2: the producer writes
+// tile i's while the second warpgroup may still read tile i - 1's.
 template <class Tr>
 struct QBuffer {
     wgmma::CtaSmem<Tr> sm;
     uint32_t q_empty, work;
     uint32_t parity;
 
-    __device__ __forceinline__ QBuffer(const wgmma::CtaSmem<Tr>& base, int i) : sm(base) {
-        const int b = i % Tr::kQBuffers;
+    __device__ __forceinline__ QBuffer(const wgmma::CtaSmem<Tr>& base, int i, int half = 0) : sm(base) {
+        const int b = Tr::kSplitQ ? half : i % Tr::kQBuffers;
         if (b == 1) {
-            sm.q = base.base + Tr::kOffQ1;
+            if (!Tr::kSplitQ) sm.q = base.base + Tr::kOffQ1;
             sm.bar_q = base.base + Tr::kOffBarQ1;
         }
         q_empty = base.base + Tr::kOffQEmpty + 8 * b;
-        work = base.base + Tr::kOffWork + Tr::kWorkBytes * b;
+        work = base.base + Tr::kOffWork + Tr::kWorkBytes * (Tr::kSplitQ ? i & 1 : b);
         parity = static_cast<uint32_t>((i / Tr::kQBuffers) & 1);
     }
 };
+
+// kSplitQ: rows [64 half, 64 half + 64) of the tile's Q into their place in the buffer (each
+// 64-column block holds the tile's 128 rows), completing that half's bar_q.
+template <class Tr>
+__device__ __forceinline__ void load_q_half(const QBuffer<Tr>& qh, const CUtensorMap* tm_q, const BlockCoords& blk,
+                                            const FwdParams& p, int half) {
+    const int first_pos = (blk.m_start + half * Tr::kWarpgroupRows) / rows_per_position(p);
+    hopper::mbarrier_arrive_expect_tx(qh.sm.bar_q, Tr::kQBytes / 2);
+#pragma unroll
+    for (int c = 0; c < Tr::kChunks; ++c)
+        hopper::tma_load_5d(qh.sm.q + c * Tr::kQChunkBytes + half * Tr::kWarpgroupRows * 128, tm_q, qh.sm.bar_q,
+                            c * Tr::kAtomCols, 0, first_pos, blk.q_slot, blk.batch);
+}
 
 // A work slot: the tile's BlockCoords as the producer decoded them, m_start = -1 for "no more
 // tiles". The consumers read the slot instead of decoding the tile index themselves: the decode
@@ -282,9 +333,10 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
         ptx::mbarrier_init(sm.base + Tr::kOffBarQ1, 1);
 #pragma unroll
         for (int s = 0; s < 2 * Tr::kStages; ++s) ptx::mbarrier_init(sm.release + 8 * s, Tr::kConsumerWarps);
-        // q_empty: every consumer thread arrives (see the consumers' end of a tile).
-        ptx::mbarrier_init(sm.base + Tr::kOffQEmpty, Tr::kNThreads);
-        ptx::mbarrier_init(sm.base + Tr::kOffQEmpty + 8, Tr::kNThreads);
+        // q_empty: every consumer thread arrives (see the consumers' end of a tile); with kSplitQ
+        // each half's barrier counts its warpgroup's 128.
+        ptx::mbarrier_init(sm.base + Tr::kOffQEmpty, Tr::kSplitQ ? 128 : Tr::kNThreads);
+        ptx::mbarrier_init(sm.base + Tr::kOffQEmpty + 8, Tr::kSplitQ ? 128 : Tr::kNThreads);
         hopper::fence_mbarrier_init();
     }
     __syncthreads();
@@ -303,18 +355,33 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
                 wgmma::produce_tile<Tr>(sm, &tm_k, &tm_v, blk, n_tiles, g, [&] {
                     // The buffer held tile i - kQBuffers's Q, then its O until the TMA store read it.
                     const QBuffer<Tr> qb(sm, i);
-                    if (i >= Tr::kQBuffers) ptx::mbarrier_wait_parity(qb.q_empty, qb.parity ^ 1u);
-                    store_work(qb.work, blk);
-                    wgmma::load_q<Tr>(qb.sm, &tm_q, blk, p);
+                    if constexpr (Tr::kSplitQ) {
+                        // Slot i % 2 held tile i - 2's coordinates, read before the q_empty
+                        // arrivals this thread waited for at tile i - 1.
+                        store_work(qb.work, blk);
+#pragma unroll
+                        for (int h = 0; h < 2; ++h) {
+                            const QBuffer<Tr> qh(sm, i, h);
+                            if (i >= 1) ptx::mbarrier_wait_parity(qh.q_empty, qh.parity ^ 1u);
+                            load_q_half<Tr>(qh, &tm_q, blk, p, h);
+                        }
+                    } else {
+                        if (i >= Tr::kQBuffers) ptx::mbarrier_wait_parity(qb.q_empty, qb.parity ^ 1u);
+                        store_work(qb.work, blk);
+                        wgmma::load_q<Tr>(qb.sm, &tm_q, blk, p);
+                    }
                 });
                 g += n_tiles;
             }
-            const QBuffer<Tr> qb(sm, i);
-            if (i >= Tr::kQBuffers) ptx::mbarrier_wait_parity(qb.q_empty, qb.parity ^ 1u);
             BlockCoords none;
             none.m_start = -1;  // no more tiles
-            store_work(qb.work, none);
-            ptx::mbarrier_arrive(qb.sm.bar_q);
+#pragma unroll 1
+            for (int h = 0; h < (Tr::kSplitQ ? 2 : 1); ++h) {
+                const QBuffer<Tr> qb(sm, i, h);
+                if (i >= Tr::kQBuffers) ptx::mbarrier_wait_parity(qb.q_empty, qb.parity ^ 1u);
+                if (h == 0) store_work(qb.work, none);
+                ptx::mbarrier_arrive(qb.sm.bar_q);
+            }
             // The last CTA done fetching resets the counter for the next launch.
             if (atomicAdd(&work_counter[1], 1) == static_cast<int>(gridDim.x) - 1) {
                 atomicExch(&work_counter[0], 0);
@@ -329,7 +396,13 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
 #pragma unroll 1
         for (int i = 0;; ++i) {
             const QBuffer<Tr> qb(sm, i);
-            ptx::mbarrier_wait_parity(qb.sm.bar_q, qb.parity);
+            // kSplitQ: this warpgroup's half's bar_q and q_empty (the second's are the second Q
+            // buffer's barriers). Only these two addresses depend on the warpgroup: qb.sm, from
+            // which the operand descriptors derive, stays uniform.
+            const int half = Tr::kSplitQ ? hopper::warp_uniform((tid - 128) / 128) : 0;
+            const uint32_t bar_q = half == 1 ? sm.base + Tr::kOffBarQ1 : qb.sm.bar_q;
+            const uint32_t q_empty = half == 1 ? sm.base + Tr::kOffQEmpty + 8 : qb.q_empty;
+            ptx::mbarrier_wait_parity(bar_q, qb.parity);
             const BlockCoords blk = load_work(qb.work);
             if (blk.m_start < 0) {
                 // The last warpgroup's pass after its last batch: warpgroup 0 takes it, so every
@@ -367,7 +440,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
             // __syncwarp, as for the ring slots, is flagged by compute-sanitizer's racecheck at
             // head_dim 256 (the other 31 lanes' work-slot reads against the producer's next write;
             // one Q buffer leaves no other barrier between them): 240 hazards, session 8 call 5.
-            ptx::mbarrier_arrive(qb.q_empty);
+            ptx::mbarrier_arrive(q_empty);
         }
     }
 #endif  // FA_HOPPER_ENABLED
