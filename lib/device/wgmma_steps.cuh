@@ -286,24 +286,28 @@ __device__ __forceinline__ int64_t row_index(const FwdParams& p, const BlockCoor
 // stores before the TMA store. Element (r, col): 64-column block col / 64, 16-byte chunk
 // (col % 64) / 8 stored at chunk ^ (r % 8), 4 bytes per thread (bank-conflict free: the 8 rows of
 // a warp's store hit 8 different chunks).
-template <class Tr>
+// kStaged (rung 9's head_dim-256 64-key tile): the rows go to `o_stage` instead, a buffer of one
+// warpgroup's 64 rows (64-column blocks of 64 x 128 bytes), so that Q could be handed back first.
+template <class Tr, bool kStaged = false>
 __device__ __forceinline__ void store_o_tile(const float (&o)[Tr::kAccO], float (&row_sum)[2],
                                              const float (&row_max)[2], const ConsumerThread<Tr>& c,
                                              const CtaSmem<Tr>& sm, const CUtensorMap* tm_o, const BlockCoords& blk,
-                                             const FwdParams& p) {
+                                             const FwdParams& p, uint32_t o_stage = 0) {
     // Read first, as when the callers passed them by value: ptxas then schedules this as before.
     const int rows = p.seqlen_q * rows_per_position(p);
     const bool leader = c.ctid % 128 == 0;
-    const uint32_t sQ = sm.q;
+    constexpr int kChunkBytes = kStaged ? Tr::kWarpgroupRows * 128 : Tr::kQChunkBytes;
     const int wg = c.wg, r0 = c.r0, c0 = c.c0, m_start = blk.m_start;
+    const int rb = kStaged ? r0 - wg * Tr::kWarpgroupRows : r0;  // this thread's first row in the buffer
+    const uint32_t sQ = kStaged ? o_stage : sm.q;
     float inv[2], lse[2];
     finish_rows<Tr>(row_sum, row_max, inv, lse);
 #pragma unroll
     for (int j = 0; j < Tr::kAccO / 4; ++j) {
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            const int r = r0 + 8 * h;
-            const uint32_t addr = sQ + (j / 8) * Tr::kQChunkBytes + r * 128 + (((j % 8) ^ (r % 8)) << 4) + c0 * 2;
+            const int r = rb + 8 * h;
+            const uint32_t addr = sQ + (j / 8) * kChunkBytes + r * 128 + (((j % 8) ^ (r % 8)) << 4) + c0 * 2;
             ptx::st_shared_b32(addr,
                                ptx::pack2<typename Tr::T>(o[4 * j + 2 * h] * inv[h], o[4 * j + 2 * h + 1] * inv[h]));
         }
@@ -314,8 +318,8 @@ __device__ __forceinline__ void store_o_tile(const float (&o)[Tr::kAccO], float 
         const int first_pos = (m_start + wg * 64) / rows_per_position(p);
 #pragma unroll
         for (int ch = 0; ch < Tr::kChunks; ++ch)
-            hopper::tma_store_5d(tm_o, sQ + ch * Tr::kQChunkBytes + wg * 64 * 128, ch * Tr::kAtomCols, 0, first_pos,
-                                 blk.q_slot, blk.batch);
+            hopper::tma_store_5d(tm_o, sQ + ch * kChunkBytes + (kStaged ? 0 : wg * 64 * 128), ch * Tr::kAtomCols, 0,
+                                 first_pos, blk.q_slot, blk.batch);
         hopper::bulk_commit_group();
     }
     if (p.lse != nullptr && c0 == 0) {
@@ -352,13 +356,13 @@ __device__ __forceinline__ void store_split_tile(const float (&o)[Tr::kAccO], fl
 // Everything a consumer warpgroup writes at the end: the split partials, or O (and the LSE), for
 // the tile at `blk`. Without `blk` the coordinates are derived afresh (BlockCoords' `fresh`): kept
 // from the kernel's start they would hold registers through the main loop.
-template <class Tr>
+template <class Tr, bool kStaged = false>
 __device__ __forceinline__ void write_output(const float (&o)[Tr::kAccO], float (&row_sum)[2],
                                              const float (&row_max)[2], const ConsumerThread<Tr>& c,
                                              const CtaSmem<Tr>& sm, const CUtensorMap* tm_o, const FwdParams& p,
-                                             const BlockCoords& blk) {
+                                             const BlockCoords& blk, uint32_t o_stage = 0) {
     if (p.num_splits > 1) store_split_tile<Tr>(o, row_sum, row_max, c, blk, p);
-    else store_o_tile<Tr>(o, row_sum, row_max, c, sm, tm_o, blk, p);
+    else store_o_tile<Tr, kStaged>(o, row_sum, row_max, c, sm, tm_o, blk, p, o_stage);
 }
 template <class Tr>
 __device__ __forceinline__ void write_output(const float (&o)[Tr::kAccO], float (&row_sum)[2],

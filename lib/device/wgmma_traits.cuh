@@ -105,7 +105,9 @@ struct WgmmaTileD256 {
     // where 80 pads the key range most (512 keys: 560 computed) measured level at 512 (rungs 7 and
     // 9, 483-489 TFLOP/s either way, causal 318-322) and 2-5 % slower at 1,024 and 2,048 (session
     // 14 call 10, 2 stages): at 512 the kernel waits on memory and the CTAs' fixed cost, not on
-    // the padded tile, so the tile stays 80 everywhere.
+    // the padded tile, so the tile stays 80 here. (Rung 9 runs 64 keys up to 512 keys, 1,024
+    // causal, since session 18: the 32 KB it leaves free stages O, so Q is handed back before the
+    // epilogue; 09_wgmma_persistent.cu.)
     static constexpr int kBlockN = 80;
     // Q 64 KB + 2 x (K 40 KB + V 40 KB) = 224 KB of 227 KB; a third stage does not fit.
     static constexpr int kStages = 2;

@@ -161,6 +161,28 @@
 //     the second warpgroup's lag. Call 3 ran the same change 3-10 % slower at every length:
 //     each warpgroup's whole Q buffer view (not just its two barrier addresses) was derived from
 //     the per-thread warpgroup index, so the operand descriptors left the uniform registers.
+//   - Where the time goes at 512 (call 6: clock64 stamps per CTA, tile and phase of one launch,
+//     session18/call6/, the instrumented build's patch beside them). 32x16x512x128, 141 us: each
+//     CTA's first Q lands 3.8 us after its start (2.7 % of the kernel), 2.8 % of the SM time is
+//     the last round's idle SMs, and a tile of 8.6 us spends 4.9 us in its 3 overlapped key
+//     steps (1.65 us each, 1.79 us per 160 keys at 4x16x8192) and the rest at its ends: first
+//     batch 1.3, last batch 0.46, epilogue 1.2, and the first warpgroup's wait for the next Q 0.57
+//     (mean; it is issued ~1.8 us ahead of its 1.6-2.7 us latency). Calls 1 and 2 (below) removed
+//     that wait without gaining, so the ends' cost is the ping-pong chain through the epilogues,
+//     not Q. 32x16x512x256, 272 us: both warpgroups wait 2.2-2.6 us of a 16.7 us tile for the
+//     next Q, which with one buffer loads only after the epilogue (the producer waits 2.4 us on
+//     q_empty) — hence the next change.
+//   - Head_dim 256 up to 512 keys (1,024 causal; kShortRows): a 64-key tile (Q 64 KB + 2 x (32 + 32)
+//     KB) whose 32 KB of spare shared memory stages O (kOStaged), so each Q half is handed back
+//     once its warpgroup's last S has landed and the next tile's Q loads under the last P·V and
+//     the epilogue. The warpgroups take the staging buffer in turn (stage_bar, all 128 threads
+//     arriving after a second epilogue barrier: one arrival by the leader is a race to
+//     racecheck, call 7), and read their coordinates before the hand-back (the producer rewrites
+//     the work slot once q_empty completes: call 7's split-KV causal GPU tests failed without).
+//     Call 8, one binary, tiles by flag, two rounds, 80 -> 64 staged: 32x16x512 502.1 -> 516.3,
+//     causal 319.1 -> 339.7; 16x16x1024 644.9 -> 624.7 (not taken), causal 480.9 -> 494.8; call
+//     7 (three rounds): 2,048 and 4,096 -3 to -5 % (the 64-key S reads more shared memory per
+//     FLOP, wgmma_traits.cuh).
 //   Measured and not kept (the code is in session18/call*/):
 //   - Call 1: the producer split in two, warp 1 claiming tiles and loading their Q a whole tile
 //     ahead (as soon as the buffer is free; causal: once the K/V thread has 2 K tiles of the
@@ -177,7 +199,9 @@
 //
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; regs entry/producer/consumer as rung 7; the short
 // causal head_dim-64 128 x 128 tile: 4 stages, 162 KiB, no spills, 168 registers; the 160-key
-// head_dim-128 tile: 2 stages, 226 KiB, no spills): no spills at any head_dim (d256 spilled 28 bytes outside the tile loop until session 11's uniform index).
+// head_dim-128 tile: 2 stages, 226 KiB, no spills; the staged 64-key head_dim-256 tile: 2 stages
+// and the O buffer, 226 KiB, no spills): no spills at any head_dim (d256 spilled 28 bytes outside
+// the tile loop until session 11's uniform index).
 
 #include <cstdint>
 #include <vector>
@@ -205,9 +229,10 @@ struct PersistentTraits : wgmma::WsTraits<Config> {
     using Ws = wgmma::WsTraits<Config>;
     static constexpr int kOffQEmpty = Ws::kOffRelease + 16 * Ws::kStages;  // after k_empty, v_empty
     static constexpr int kOffBarQ1 = kOffQEmpty + 16;
+    static constexpr int kOffStageBar = kOffBarQ1 + 8;  // kOStaged: the O staging buffer's turn (below)
     // Two work slots of kWorkBytes: a tile's BlockCoords, decoded once by the producer.
     static constexpr int kWorkBytes = 32;
-    static constexpr int kOffWork = (kOffBarQ1 + 8 + 15) / 16 * 16;  // 16-byte aligned: v4 accesses
+    static constexpr int kOffWork = (kOffStageBar + 8 + 15) / 16 * 16;  // 16-byte aligned: v4 accesses
     static constexpr int kOffQ1 = (kOffWork + 2 * kWorkBytes + 1023) / 1024 * 1024;
     static constexpr bool kDoubleQ = kOffQ1 + Ws::kQBytes + Ws::kAlignSlack <= 227 * 1024;
     static constexpr int kQBuffers = kDoubleQ ? 2 : 1;
@@ -218,7 +243,17 @@ struct PersistentTraits : wgmma::WsTraits<Config> {
     static constexpr bool kSplitQ = !kDoubleQ;
     static constexpr int kQBoxRows = kSplitQ ? Ws::kWarpgroupRows : Ws::kBlockM;
     static_assert(!kSplitQ || Ws::kConsumerWarpgroups == 2, "a Q half per consumer warpgroup");
-    static constexpr int kSmemBytes = (kDoubleQ ? kOffQ1 + Ws::kQBytes : kOffWork + 2 * kWorkBytes) + Ws::kAlignSlack;
+    // One Q buffer and room for one warpgroup's O (the 64-key head_dim-256 tile: 192 KB of Q and
+    // ring leave 32 KB): O is staged there, not in Q, so each Q half is handed back as soon as
+    // its warpgroup's last S has landed and the next tile's Q loads under the last P·V and the
+    // epilogue. The warpgroups take the buffer in turn (stage_bar: one arrival per epilogue, by
+    // the leader once its TMA store has read the rows).
+    static constexpr int kStageBytes = Ws::kChunks * Ws::kWarpgroupRows * 128;
+    static constexpr int kOffStage = (kOffWork + 2 * kWorkBytes + 1023) / 1024 * 1024;
+    static constexpr bool kOStaged = kSplitQ && kOffStage + kStageBytes + Ws::kAlignSlack <= 227 * 1024;
+    static constexpr int kSmemBytes =
+        (kDoubleQ ? kOffQ1 + Ws::kQBytes : kOStaged ? kOffStage + kStageBytes : kOffWork + 2 * kWorkBytes) +
+        Ws::kAlignSlack;
     static_assert(sizeof(BlockCoords) == kWorkBytes, "a work slot holds one BlockCoords");
     static_assert(kSmemBytes <= 227 * 1024, "fits sm_90's 227 KiB opt-in shared memory per block");
 };
@@ -232,6 +267,14 @@ struct PersistentTraits : wgmma::WsTraits<Config> {
 template <typename T>
 struct PersistentD128 : wgmma::WgmmaWsD128<T> {
     static constexpr int kStages = 2;
+};
+
+// Head_dim 256 with 64-key tiles (Q 64 KB + 2 x (K 32 + V 32) KB = 192 KB): room for O's staging
+// buffer, so Q is handed back before the epilogue (PersistentTraits::kOStaged).
+template <typename T>
+struct PersistentD256Staged : wgmma::WgmmaWsD256<T> {
+    static constexpr int kBlockN = 64;
+    static constexpr int kPvWaitColumn = kBlockN;
 };
 
 // [0]: tiles handed out after the first gridDim.x; [1]: CTAs done fetching (see the header).
@@ -337,6 +380,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
         // each half's barrier counts its warpgroup's 128.
         ptx::mbarrier_init(sm.base + Tr::kOffQEmpty, Tr::kSplitQ ? 128 : Tr::kNThreads);
         ptx::mbarrier_init(sm.base + Tr::kOffQEmpty + 8, Tr::kSplitQ ? 128 : Tr::kNThreads);
+        if (Tr::kOStaged) ptx::mbarrier_init(sm.base + Tr::kOffStageBar, 128);
         hopper::fence_mbarrier_init();
     }
     __syncthreads();
@@ -426,6 +470,33 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
             const wgmma::ConsumerRegs<Tr> r{o, row_max, row_sum, s, pa, rescale};
 
             const int n_tiles = c.n_tiles;
+            if constexpr (Tr::kOStaged) {
+                BlockCoords out;
+                if (n_tiles > 0) {
+                    wgmma::first_batch<Tr>(c, r);
+                    const int last_stage = wgmma::OverlapSchedule::run<Tr>(c, r);
+                    // This warpgroup's last S has landed (run() waited for it): its Q half is
+                    // dead and handed back now, before the last P·V and the epilogue. The work
+                    // slot is read first: the producer may rewrite it once q_empty completes.
+                    out = load_work(qb.work);
+                    ptx::mbarrier_arrive(q_empty);
+                    wgmma::last_batch<Tr>(c, r, last_stage);
+                    ring += n_tiles;
+                    started = true;
+                } else {
+                    out = load_work(qb.work);
+                    ptx::mbarrier_arrive(q_empty);
+                }
+                // The staging buffer's k-th use (k = 2i + warpgroup: the warpgroups alternate)
+                // waits for use k - 1 to end: every thread of that warpgroup arrives (count 128)
+                // once its leader's TMA store has read the rows (the second epilogue barrier).
+                const int k = 2 * i + half;
+                if (k > 0) ptx::mbarrier_wait_parity(sm.base + Tr::kOffStageBar, static_cast<uint32_t>((k - 1) & 1));
+                wgmma::write_output<Tr, true>(o, row_sum, row_max, c, qb.sm, &tm_o, p, out, sm.base + Tr::kOffStage);
+                hopper::named_barrier_sync(Tr::kEpilogueBar + half, 128);
+                ptx::mbarrier_arrive(sm.base + Tr::kOffStageBar);
+                continue;  // q_empty was arrived on above
+            }
             if (n_tiles > 0) {
                 wgmma::first_batch<Tr>(c, r);
                 const int last_stage = wgmma::OverlapSchedule::run<Tr>(c, r);
@@ -484,6 +555,13 @@ bool long_non_causal(const KernelInfo&, const KernelInstance&, const ProblemShap
 }
 constexpr DefaultRule kLongNonCausal{&long_non_causal, "non-causal, seqlen_q and seqlen_k >= 2048"};
 
+// Where the staged 64-key head_dim-256 tile (PersistentD256Staged) replaces the 80-key one: at most
+// 1,024 query and key rows (session 18).
+bool short_rows(const KernelInfo&, const KernelInstance&, const ProblemShape& p) {
+    return p.seqlen_q <= 1024 && p.seqlen_k <= (p.causal ? 1024 : 512);
+}
+constexpr DefaultRule kShortRows{&short_rows, "seqlen_q <= 1024 and seqlen_k <= 512 (causal: 1024)"};
+
 }  // namespace
 
 const std::vector<KernelInstance>& wgmma_persistent_instances() {
@@ -498,6 +576,8 @@ const std::vector<KernelInstance>& wgmma_persistent_instances() {
         persistent_instance<wgmma::WgmmaWsD64Short<__half>>(kShortCausal),
         persistent_instance<wgmma::WgmmaWsD128Wide<__nv_bfloat16>>(kLongNonCausal),
         persistent_instance<wgmma::WgmmaWsD128Wide<__half>>(kLongNonCausal),
+        persistent_instance<PersistentD256Staged<__nv_bfloat16>>(kShortRows),
+        persistent_instance<PersistentD256Staged<__half>>(kShortRows),
     };
     return instances;
 }

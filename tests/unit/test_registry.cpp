@@ -394,4 +394,26 @@ TEST_CASE("a row's DefaultRule makes it the default for the problems it names", 
         REQUIRE(fa::check_support(*persistent, p, nullptr, 90, 227 * 1024, &inst).empty());
         CHECK(inst->tile.m_block_size == c.m_block);
     }
+
+    // Rung 9 at head_dim 256: the staged 64-key tile up to 512 keys, 1,024 when causal, and at most
+    // 1,024 query rows (session 18 calls 7-8); the 80-key tile elsewhere. bf16 and fp16 alike.
+    p.head_dim = 256;
+    const struct {
+        int seqlen_q, seqlen_k;
+        bool causal;
+        int n_block;
+    } d256[] = {{512, 512, false, 64},   {512, 512, true, 64},    {1024, 1024, true, 64},  {1024, 1024, false, 80},
+                {1024, 513, false, 80},  {2048, 2048, true, 80},  {2048, 512, false, 80},  {1, 512, false, 64},
+                {1024, 1025, true, 80}};
+    for (fa::DType dtype : {fa::DType::BFloat16, fa::DType::Float16})
+        for (const auto& c : d256) {
+            INFO(fa::dtype_name(dtype) << " seqlen_q " << c.seqlen_q << " seqlen_k " << c.seqlen_k << " causal "
+                                       << c.causal);
+            p.dtype = dtype;
+            p.seqlen_q = c.seqlen_q;
+            p.seqlen_k = c.seqlen_k;
+            p.causal = c.causal;
+            REQUIRE(fa::check_support(*persistent, p, nullptr, 90, 227 * 1024, &inst).empty());
+            CHECK(inst->tile == fa::TileConfig{128, c.n_block, 256});
+        }
 }
