@@ -28,16 +28,18 @@ namespace fa::wgmma {
 
 // Q tile of the CTA: kChunks boxes of 64 columns x kBlockM rows, on bar_q. The Q map is 5-D
 // (lib/hopper_tma.cpp): a box starts at position m_start / g of head slot q_slot, g the rows per
-// position (packed GQA), and holds the row space's rows in order.
+// position (packed GQA), and holds the row space's rows in order. `half` >= 0 (rung 9 at head_dim
+// 256, whose Q map has boxes of one warpgroup's 64 rows): only that warpgroup's rows.
 template <class Tr>
 __device__ __forceinline__ void load_q(const CtaSmem<Tr>& sm, const CUtensorMap* tm_q, const BlockCoords& blk,
-                                       const FwdParams& p) {
-    const int first_pos = blk.m_start / rows_per_position(p);
-    hopper::mbarrier_arrive_expect_tx(sm.bar_q, Tr::kQBytes);
+                                       const FwdParams& p, int half = -1) {
+    const int row0 = half < 0 ? 0 : half * Tr::kWarpgroupRows;
+    const int first_pos = (blk.m_start + row0) / rows_per_position(p);
+    hopper::mbarrier_arrive_expect_tx(sm.bar_q, half < 0 ? Tr::kQBytes : Tr::kQBytes / 2);
 #pragma unroll
     for (int c = 0; c < Tr::kChunks; ++c)
-        hopper::tma_load_5d(sm.q + c * Tr::kQChunkBytes, tm_q, sm.bar_q, c * Tr::kAtomCols, 0, first_pos, blk.q_slot,
-                            blk.batch);
+        hopper::tma_load_5d(sm.q + c * Tr::kQChunkBytes + row0 * 128, tm_q, sm.bar_q, c * Tr::kAtomCols, 0, first_pos,
+                            blk.q_slot, blk.batch);
 }
 
 // Keys [row, row + kBlockN) of the CTA's K/V head from the 4-D map `tm` (K or V) into the slot at

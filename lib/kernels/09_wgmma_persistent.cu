@@ -319,19 +319,6 @@ struct QBuffer {
     }
 };
 
-// kSplitQ: rows [64 half, 64 half + 64) of the tile's Q into their place in the buffer (each
-// 64-column block holds the tile's 128 rows), completing that half's bar_q.
-template <class Tr>
-__device__ __forceinline__ void load_q_half(const QBuffer<Tr>& qh, const CUtensorMap* tm_q, const BlockCoords& blk,
-                                            const FwdParams& p, int half) {
-    const int first_pos = (blk.m_start + half * Tr::kWarpgroupRows) / rows_per_position(p);
-    hopper::mbarrier_arrive_expect_tx(qh.sm.bar_q, Tr::kQBytes / 2);
-#pragma unroll
-    for (int c = 0; c < Tr::kChunks; ++c)
-        hopper::tma_load_5d(qh.sm.q + c * Tr::kQChunkBytes + half * Tr::kWarpgroupRows * 128, tm_q, qh.sm.bar_q,
-                            c * Tr::kAtomCols, 0, first_pos, blk.q_slot, blk.batch);
-}
-
 // A work slot: the tile's BlockCoords as the producer decoded them, m_start = -1 for "no more
 // tiles". The consumers read the slot instead of decoding the tile index themselves: the decode
 // (work_coords, BlockInfo) is about seven integer divisions of ~20 instructions each, which every
@@ -407,7 +394,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
                         for (int h = 0; h < 2; ++h) {
                             const QBuffer<Tr> qh(sm, i, h);
                             if (i >= 1) ptx::mbarrier_wait_parity(qh.q_empty, qh.parity ^ 1u);
-                            load_q_half<Tr>(qh, &tm_q, blk, p, h);
+                            wgmma::load_q<Tr>(qh.sm, &tm_q, blk, p, h);
                         }
                     } else {
                         if (i >= Tr::kQBuffers) ptx::mbarrier_wait_parity(qb.q_empty, qb.parity ^ 1u);
@@ -442,7 +429,8 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
             const QBuffer<Tr> qb(sm, i);
             // kSplitQ: this warpgroup's half's bar_q and q_empty (the second's are the second Q
             // buffer's barriers). Only these two addresses depend on the warpgroup: qb.sm, from
-            // which the operand descriptors derive, stays uniform.
+            // which the operand descriptors derive, stays uniform. (Taken from a second QBuffer
+            // of the half, they change ptxas' head_dim-256 schedule: 513 SASS lines, not measured.)
             const int half = Tr::kSplitQ ? hopper::warp_uniform((tid - 128) / 128) : 0;
             const uint32_t bar_q = half == 1 ? sm.base + Tr::kOffBarQ1 : qb.sm.bar_q;
             const uint32_t q_empty = half == 1 ? sm.base + Tr::kOffQEmpty + 8 : qb.q_empty;
@@ -470,23 +458,27 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
             const wgmma::ConsumerRegs<Tr> r{o, row_max, row_sum, s, pa, rescale};
 
             const int n_tiles = c.n_tiles;
-            if constexpr (Tr::kOStaged) {
-                BlockCoords out;
-                if (n_tiles > 0) {
-                    wgmma::first_batch<Tr>(c, r);
-                    const int last_stage = wgmma::OverlapSchedule::run<Tr>(c, r);
-                    // This warpgroup's last S has landed (run() waited for it): its Q half is
-                    // dead and handed back now, before the last P·V and the epilogue. The work
-                    // slot is read first: the producer may rewrite it once q_empty completes.
-                    out = load_work(qb.work);
-                    ptx::mbarrier_arrive(q_empty);
-                    wgmma::last_batch<Tr>(c, r, last_stage);
-                    ring += n_tiles;
-                    started = true;
-                } else {
+            // kOStaged: once this warpgroup's last S has landed (run() waited for it) its Q half is
+            // dead and handed back, before the last P·V and the epilogue; the work slot is read
+            // first, since the producer may rewrite it once q_empty completes.
+            BlockCoords out;
+            auto hand_back_q = [&] {
+                if constexpr (Tr::kOStaged) {
                     out = load_work(qb.work);
                     ptx::mbarrier_arrive(q_empty);
                 }
+            };
+            if (n_tiles > 0) {
+                wgmma::first_batch<Tr>(c, r);
+                const int last_stage = wgmma::OverlapSchedule::run<Tr>(c, r);
+                hand_back_q();
+                wgmma::last_batch<Tr>(c, r, last_stage);
+                ring += n_tiles;
+                started = true;
+            } else {
+                hand_back_q();
+            }
+            if constexpr (Tr::kOStaged) {
                 // The staging buffer's k-th use (k = 2i + warpgroup: the warpgroups alternate)
                 // waits for use k - 1 to end: every thread of that warpgroup arrives (count 128)
                 // once its leader's TMA store has read the rows (the second epilogue barrier).
@@ -496,13 +488,6 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
                 hopper::named_barrier_sync(Tr::kEpilogueBar + half, 128);
                 ptx::mbarrier_arrive(sm.base + Tr::kOffStageBar);
                 continue;  // q_empty was arrived on above
-            }
-            if (n_tiles > 0) {
-                wgmma::first_batch<Tr>(c, r);
-                const int last_stage = wgmma::OverlapSchedule::run<Tr>(c, r);
-                wgmma::last_batch<Tr>(c, r, last_stage);
-                ring += n_tiles;
-                started = true;
             }
             // The coordinates read again, so that none of them is held through the main loop.
             wgmma::write_output<Tr>(o, row_sum, row_max, c, qb.sm, &tm_o, p, load_work(qb.work));
