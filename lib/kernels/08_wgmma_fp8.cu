@@ -134,6 +134,13 @@
 //     loses the small addends of a long sum of positive values, where O's signed terms pass.
 //   The committed binary against the bf16 top rungs and cuDNN FP8 (call 6, README FP8 table):
 //   1.18-1.31x the best bf16 rung, 0.81-0.95x cuDNN FP8.
+// Session 19 call 4 (results/nvidia-h100-80gb-hbm3/session19/, H100 SXM, default timing rule, two
+// rounds): the consumers' issue token compiled out (both warpgroups issue a batch once its
+// operands are ready; 20 -> 6 named-barrier instructions): head_dim 128 -2 to -5 % (4x16x8192 770 ->
+// 729, causal 736 -> 711), head_dim 256 +1-2 % (1x16x16384 909 -> 926), within about twice the
+// rounds' spread; with the ldmatrix transpose at head_dim 128 too, -4 to -8 % there. At head_dim
+// 128 each warpgroup's softmax is as long as both warpgroups' GEMMs, and the strict alternation
+// keeps one's GEMMs from queueing behind the other's. Kept as it is.
 // ptxas at the bottom, by the instance table.
 
 #include <cuda.h>

@@ -197,6 +197,13 @@
 //     for the token through it. (Its split-KV causal tiles with no key tiles also moved the ring:
 //     2 GPU-test failures; the A/B shapes checked clean.)
 //
+// Session 19 (results/nvidia-h100-80gb-hbm3/session19/, H100 SXM, no kernel change): in steady state
+// (every row of both sides warmed up 3 s, call 8) this rung runs at the 700 W cap 1,550 MHz where
+// cuDNN runs 1,810 and FA4 1,910 at 32x16x512x128: 459 TFLOP/s against 537 / 469 (0.86x the best,
+// against 0.93x in call 2's bursts at 1,980 MHz on both sides), 657 GFLOP per joule against cuDNN's
+// 790. At the cap the ranking is energy per launch; the counters to start from are session 16's
+// (17.1 M L2 sectors read against cuDNN's 12.3 M for the same DRAM bytes, and more mbarrier spinning).
+//
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; regs entry/producer/consumer as rung 7; the short
 // causal head_dim-64 128 x 128 tile: 4 stages, 162 KiB, no spills, 168 registers; the 160-key
 // head_dim-128 tile: 2 stages, 226 KiB, no spills; the staged 64-key head_dim-256 tile: 2 stages
