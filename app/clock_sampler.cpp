@@ -78,7 +78,25 @@ ClockSummary summarize_clock_samples(const std::vector<SensorSample>& samples) {
     s.temperature_c_max = temperature_max;
     s.reasons_known = with_reasons > 0;
     s.capped_pct = with_reasons ? 100.0 * capped / with_reasons : kNaN;
+    s.energy_power_w = energy_power_w(samples);
     return s;
+}
+
+double energy_power_w(const std::vector<SensorSample>& samples) {
+    const SensorSample* first = nullptr;  // the reading that saw the counter's first change
+    const SensorSample* last = nullptr;   // ... and its last
+    const SensorSample* prev = nullptr;   // the previous reading with a counter
+    for (const SensorSample& x : samples) {
+        if (std::isnan(x.energy_mj)) continue;
+        if (prev && x.energy_mj != prev->energy_mj) {
+            if (x.energy_mj < prev->energy_mj) return kNaN;  // a counter reset: nothing to trust
+            if (!first) first = &x;
+            last = &x;
+        }
+        prev = &x;
+    }
+    if (!first || last == first || last->time_s - first->time_s < kMinEnergySpan) return kNaN;
+    return (last->energy_mj - first->energy_mj) / (last->time_s - first->time_s) / 1e3;  // mJ / s -> W
 }
 
 ClockVerdict judge_clocks(const ClockSummary& s, double max_sm_clock_mhz) {
@@ -111,7 +129,11 @@ ClockSampler::~ClockSampler() {
 }
 
 void ClockSampler::take_sample() {
+    // The time before the read: the sensor reads the energy counter first (nvml.cpp), and the
+    // other queries after it take milliseconds each.
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
     std::optional<SensorSample> s = sensor_.read();
+    if (s) s->time_s = t;
     std::lock_guard<std::mutex> lock(mutex_);
     if (s) samples_.push_back(*s);
 }

@@ -1,5 +1,5 @@
-// What the GPU's clocks, power and throttling were while a row's timed launches ran. A sensor
-// (NVML on a real GPU, app/nvml.h; a fake in the tests) is read on a background thread every
+// What the GPU's clocks, power, energy and throttling were while a row's timed launches ran. A
+// sensor (NVML on a real GPU, app/nvml.h; a fake in the tests) is read on a background thread every
 // kClockSamplePeriod, plus once when sampling starts and once when it stops, so even a row of a
 // few launches gets two samples. The samples are summarized per row and judged: a row whose mean
 // SM clock is below 95 % of the device's maximum, or that saw a power or thermal cap, is flagged.
@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -23,6 +24,10 @@ struct SensorSample {
     double power_w;
     double temperature_c;
     std::optional<uint64_t> event_reasons;  // NVML's clock event ("throttle") reason bits
+    // NVML's energy counter: mJ the board used since the driver loaded (Volta and newer).
+    double energy_mj = std::numeric_limits<double>::quiet_NaN();
+    // When the sampler took the reading, seconds on the steady clock (set by ClockSampler).
+    double time_s = 0;
 };
 
 // Facts that do not change during a run, read once. NaN: unknown.
@@ -73,8 +78,22 @@ struct ClockSummary {
     bool reasons_known = false;     // at least one reading had its reason bits
     uint64_t reasons = 0;           // OR of the reason bits of every reading
     double capped_pct = 0;          // readings with a kCapReasons bit, % of readings with reason bits
+    // Mean board power from the energy counter (energy_power_w below); NaN when it cannot say.
+    double energy_power_w = std::numeric_limits<double>::quiet_NaN();
 };
 ClockSummary summarize_clock_samples(const std::vector<SensorSample>& samples);
+
+// The mean power between the energy counter's first and last changes among `samples` (in the
+// order taken): (E_last - E_first) / (t_last - t_first). Between changes, not between the first
+// and last readings, because the counter advances in steps: on the H100 every 100 ms (session 19
+// call 9), while a reading comes every 10-25 ms (each NVML query is a few ms there). A change is
+// seen up to one reading late at each end, so the span must be long against a reading:
+// kMinEnergySpan, 0.5 s (5 steps), keeps that error to a few %; shorter (a row of the default
+// 0.2 s --min_time, a burst) gives NaN, as do fewer than two changes or a counter that went back.
+// Unlike power_w_mean (NVML's power reading, a 1 s running average on Ampere and newer, which
+// carries what ran before a short row) it covers only the sampled window.
+inline constexpr double kMinEnergySpan = 0.5;  // s
+double energy_power_w(const std::vector<SensorSample>& samples);
 
 // The 95 % rule: a row whose mean SM clock is below this fraction of the device's maximum was
 // measured on a slowed GPU. 95 % leaves room for the few tens of MHz boost clocks dither by

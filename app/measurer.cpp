@@ -108,6 +108,8 @@ void Measurer::fill_trust(const Timing& t, const std::string& label, ResultRow* 
         r->temperature_c = c.temperature_c_max;
         r->throttle_reasons = c.reasons_known ? event_reason_list(c.reasons) : "";
         r->capped_pct = c.capped_pct;
+        r->energy_mj = c.energy_power_w * t.median;  // W x ms = mJ; NaN stays NaN
+        r->gflop_per_j = r->flops / r->energy_mj / 1e6;
         const ClockVerdict v = judge_clocks(c, limits_.max_sm_clock_mhz);
         tags = v.tags;
         if (v.flagged()) slowed_rows_.push_back(fmt::format("{} ({})", label, v.cause));

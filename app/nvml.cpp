@@ -94,6 +94,7 @@ class NvmlSensor final : public GpuSensor {
         if (std::isnan(first.power_w)) f_.power_usage = nullptr;
         if (std::isnan(first.temperature_c)) f_.temperature = nullptr;
         if (!first.event_reasons) f_.event_reasons = nullptr;
+        if (std::isnan(first.energy_mj)) f_.total_energy = nullptr;
     }
 
     SensorLimits limits() const override { return limits_; }
@@ -108,6 +109,9 @@ class NvmlSensor final : public GpuSensor {
   private:
     SensorSample read_all() const {
         SensorSample s{kNaN, kNaN, kNaN, std::nullopt};
+        // The energy counter first: the sampler stamps the reading with the time just before it.
+        unsigned long long mj = 0;
+        if (f_.total_energy && f_.total_energy(device_, &mj) == kNvmlSuccess) s.energy_mj = static_cast<double>(mj);
         unsigned v = 0;
         if (f_.clock_info && f_.clock_info(device_, kNvmlClockSm, &v) == kNvmlSuccess) s.sm_clock_mhz = v;
         // mW. Since Ampere (GA100 excepted) NVML reports a 1 s running average here, so a short
@@ -164,6 +168,7 @@ std::unique_ptr<GpuSensor> open_nvml_sensor(const std::string& pci_bus_id, std::
     // which newer ones keep as an alias.
     lib->bind(&f.event_reasons, "nvmlDeviceGetCurrentClocksEventReasons");
     if (!f.event_reasons) lib->bind(&f.event_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
+    lib->bind(&f.total_energy, "nvmlDeviceGetTotalEnergyConsumption");
     std::unique_ptr<GpuSensor> sensor = make_nvml_sensor(f, device, std::move(lib));
     if (!sensor->read()) {
         *why_not = fmt::format("NVML answers none of SM clock, power, temperature, clock event reasons for {}",

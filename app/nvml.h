@@ -16,7 +16,7 @@ std::string nvml_driver_version();
 // the CUDA ordinal, names the device: CUDA_VISIBLE_DEVICES renumbers CUDA's ordinals and NVML
 // ignores it, so ordinal 0 in fa-bench can be NVML's device 3. Returns null and says why in
 // `why_not` when NVML is missing, fails to start or does not know the device; a sensor whose
-// device lacks one quantity (power, temperature, reasons) still reads the others.
+// device lacks one quantity (power, temperature, reasons, energy) still reads the others.
 std::unique_ptr<GpuSensor> open_nvml_sensor(const std::string& pci_bus_id, std::string* why_not);
 
 // The NVML entry points a sensor reads through (nvml.h's signatures, with nvmlDevice_t as void*,
@@ -29,6 +29,7 @@ struct NvmlFunctions {
     int (*enforced_power_limit)(void* device, unsigned* milliwatts) = nullptr;
     int (*temperature)(void* device, int sensor, unsigned* celsius) = nullptr;
     int (*event_reasons)(void* device, unsigned long long* reasons) = nullptr;
+    int (*total_energy)(void* device, unsigned long long* millijoules) = nullptr;
 };
 
 // A sensor on `device` through `functions`; `library` is kept alive as long as the sensor (the

@@ -100,6 +100,11 @@ const std::vector<CsvColumn>& csv_column_table() {
         {"power_w_mean", "mean board power read during the timed launches, W (a 1 s running average on Ampere+)",
          [](R r) { return reading(r, r.power_w_mean); }},
         {"power_limit_w", "power limit the driver enforced, W", [](R r) { return reading(r, r.power_limit_w); }},
+        {"energy_mj", "energy per launch, mJ: mean power over the timed launches from NVML's energy counter (between "
+                      "its first and last steps) x time_ms_median (empty: no counter, or under 0.5 s of its steps)",
+         [](R r) { return reading(r, r.energy_mj); }},
+        {"gflop_per_j", "flops / energy_mj, GFLOP per joule: at a power cap, tflops = gflop_per_j x watts / 1000",
+         [](R r) { return reading(r, r.gflop_per_j); }},
         {"temperature_c", "highest GPU temperature read during the timed launches, degrees C",
          [](R r) { return reading(r, r.temperature_c); }},
         {"throttle_reasons",

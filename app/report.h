@@ -43,6 +43,9 @@ struct ResultRow {
     int clock_samples = 0;
     double sm_clock_mean_mhz = 0, sm_clock_min_mhz = 0, sm_clock_max_mhz = 0;
     double power_w_mean = 0, power_limit_w = 0, temperature_c = 0, capped_pct = 0;
+    // Energy per launch from NVML's energy counter (ClockSummary::energy_power_w x the median
+    // time) and the FLOP it bought; NaN when the counter could not say.
+    double energy_mj = 0, gflop_per_j = 0;
     std::string throttle_reasons;  // '|'-separated names, "" for none (or unknown: see clocks_sampled)
     std::string flags;             // "!clk,!pwr,!noise": why this row's time deserves less trust
     std::string check;  // PASS, FAIL, SKIPPED (--skip_ref_check), UNSUPPORTED, n/a

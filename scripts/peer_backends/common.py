@@ -364,6 +364,9 @@ def build_row(columns: Sequence[str], analytic: dict, problem: Problem, backend:
         row.update({k: run[k] for k in ("time_ms_median", "time_ms_min", "time_ms_max", "noise_pct")})
         row["tflops"] = flops / (median * 1e9)          # FLOP / (ms · 1e-3) / 1e12
         row["bandwidth_gbs"] = nbytes / (median * 1e6)  # B / (ms · 1e-3) / 1e9
+        if "energy_power_w" in run:  # the energy counter's mean power (gpu_clocks.energy_power_w)
+            row.update({k: v for k, v in gpu_clocks.energy_columns(run["energy_power_w"], median, flops).items()
+                        if k in columns})
     unknown = [column for column in row if column not in columns]
     if unknown:  # fa-bench renamed or dropped a column: say so rather than lose the values
         raise SchemaMismatch(f"fa-bench's CSV has no column {', '.join(unknown)} (peers.py fills it)")

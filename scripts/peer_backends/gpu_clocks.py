@@ -7,7 +7,8 @@ a power or thermal cap, and flags (!clk, !pwr, !thm, !hw). A peer's row gets the
 the same rules, read here through NVML's C library with ctypes (no Python NVML package needed),
 so that two rows of one call say whether they ran at the same clock: a kernel that draws less
 power per FLOP keeps a higher clock under the 700 W cap, and without the peer's clock a gap
-between two rows could be either a faster kernel or a cooler one.
+between two rows could be either a faster kernel or a cooler one. The energy per launch
+(energy_mj, gflop_per_j) comes from NVML's energy counter the same way (energy_power_w).
 
 Without NVML (no driver library, a GPU NVML does not know) the columns stay empty and peers.py
 says why once on stderr, as fa-bench does.
@@ -40,9 +41,14 @@ CAP_REASONS = POWER_REASONS | THERMAL_REASONS | HW_SLOWDOWN
 LOW_CLOCK_FRACTION = 0.95
 SAMPLE_PERIOD_S = 0.010
 
-# The CSV columns this module fills (fa-bench's names).
+# The CSV columns this module fills (fa-bench's names); energy_mj and gflop_per_j also need the
+# row's median time and FLOP count (energy_columns).
 COLUMNS = ("sm_clock_mean_mhz", "sm_clock_min_mhz", "sm_clock_max_mhz", "power_w_mean", "power_limit_w",
            "temperature_c", "throttle_reasons", "capped_pct", "clock_samples", "flags")
+ENERGY_COLUMNS = ("energy_mj", "gflop_per_j")
+# fa-bench's kMinEnergySpan: the shortest span between the counter's first and last steps it trusts
+# (the H100's counter steps every 100 ms; a reading takes several ms).
+MIN_ENERGY_SPAN_S = 0.5
 
 NAN = float("nan")
 
@@ -54,6 +60,8 @@ class Sample:
     power_w: float = NAN
     temperature_c: float = NAN
     reasons: int | None = None
+    energy_mj: float = NAN  # NVML's energy counter, mJ since the driver loaded
+    time_s: float = 0.0     # when the sampler took the reading (time.monotonic)
 
 
 @dataclasses.dataclass
@@ -93,6 +101,32 @@ def summarize(samples: Sequence[Sample]) -> dict:
     }
 
 
+def energy_power_w(samples: Sequence[Sample]) -> float:
+    """fa-bench's energy_power_w: the mean power between the energy counter's first and last
+    changes among the readings (the counter steps every 100 ms on the H100, a reading comes every
+    10-25 ms, so each end is off by at most one reading); NaN with fewer than two changes, a span
+    under MIN_ENERGY_SPAN_S, or a counter that went back."""
+    first = last = prev = None
+    for s in samples:
+        if math.isnan(s.energy_mj):
+            continue
+        if prev is not None and s.energy_mj != prev.energy_mj:
+            if s.energy_mj < prev.energy_mj:
+                return NAN
+            first = first or s
+            last = s
+        prev = s
+    if first is None or last is first or last.time_s - first.time_s < MIN_ENERGY_SPAN_S:
+        return NAN
+    return (last.energy_mj - first.energy_mj) / (last.time_s - first.time_s) / 1e3
+
+
+def energy_columns(power_w: float, median_ms: float, flops: float) -> dict:
+    """energy_mj = power x median time (W x ms = mJ) and gflop_per_j = flops / energy; NaN stays NaN."""
+    mj = power_w * median_ms
+    return {"energy_mj": mj, "gflop_per_j": flops / mj / 1e6 if mj > 0 else NAN}
+
+
 def flags(summary: dict, max_sm_clock_mhz: float) -> list[str]:
     """fa-bench's judge_clocks tags: !clk (mean clock < 95 % of the maximum), !pwr, !thm, !hw."""
     tags = []
@@ -123,6 +157,7 @@ def clock_columns(samples: Sequence[Sample], limits: Limits) -> dict:
         "capped_pct": s["capped_pct"],
         "clock_samples": s["samples"],
         "flags": ",".join(flags(s, limits.max_sm_clock_mhz)),
+        "energy_power_w": energy_power_w(samples),
     }
 
 
@@ -132,7 +167,8 @@ class NvmlSensor:
 
     def __init__(self, lib, handle):
         self._lib, self._handle = lib, handle
-        self._queries = {"clock": True, "power": True, "temperature": True, "reasons": True}
+        self._queries = {"clock": True, "power": True, "temperature": True, "reasons": True, "energy": True}
+        self._energy_fn = getattr(lib, "nvmlDeviceGetTotalEnergyConsumption", None)
         self._reasons_fn = getattr(lib, "nvmlDeviceGetCurrentClocksEventReasons", None) or \
             getattr(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", None)
         v = ctypes.c_uint(0)
@@ -143,7 +179,8 @@ class NvmlSensor:
             self.limits.power_limit_w = v.value / 1000.0
         first = self._read_all()
         self._queries = {"clock": not math.isnan(first.sm_clock_mhz), "power": not math.isnan(first.power_w),
-                         "temperature": not math.isnan(first.temperature_c), "reasons": first.reasons is not None}
+                         "temperature": not math.isnan(first.temperature_c), "reasons": first.reasons is not None,
+                         "energy": not math.isnan(first.energy_mj)}
 
     @classmethod
     def open(cls, uuid: str, pci_bus_id: str, loader: Callable[[str], object] = ctypes.CDLL):
@@ -169,6 +206,10 @@ class NvmlSensor:
     def _read_all(self) -> Sample:
         lib, h, q = self._lib, self._handle, self._queries
         s = Sample()
+        # The energy counter first: the sampler stamps the reading with the time just before it.
+        mj = ctypes.c_ulonglong(0)
+        if q["energy"] and self._energy_fn is not None and self._energy_fn(h, ctypes.byref(mj)) == NVML_SUCCESS:
+            s.energy_mj = float(mj.value)
         v = ctypes.c_uint(0)
         if q["clock"] and lib.nvmlDeviceGetClockInfo(h, NVML_CLOCK_SM, ctypes.byref(v)) == NVML_SUCCESS:
             s.sm_clock_mhz = float(v.value)
@@ -213,8 +254,10 @@ class ClockSampler:
         self._thread: threading.Thread | None = None
 
     def _take(self) -> None:
+        t = time.monotonic()  # before the read, whose first query is the energy counter
         s = self._sensor.read()
         if s is not None:
+            s.time_s = t
             self._samples.append(s)
 
     def _loop(self) -> None:

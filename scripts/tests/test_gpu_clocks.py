@@ -61,6 +61,35 @@ def test_unreadable_quantities_stay_empty():
     assert c["throttle_reasons"] == "" and c["flags"] == "" and c["clock_samples"] == 2
 
 
+def energy(t, mj):
+    return Sample(energy_mj=mj, time_s=t)
+
+
+def test_the_energy_counter_gives_the_mean_power_between_its_first_and_last_steps():
+    # fa-bench's test: a counter stepping 70 J every 100 ms (700 W, the H100's step), read every 10 ms
+    # from 4 ms on; first step seen at 0.104 s, last at 0.804 s: 7 steps in 0.7 s.
+    readings = [energy(0.004 + 0.01 * i, 1e9 + 70000.0 * math.floor((0.004 + 0.01 * i) / 0.1)) for i in range(81)]
+    assert gpu_clocks.energy_power_w(readings) == pytest.approx(700.0)
+    assert gpu_clocks.clock_columns(readings, H100)["energy_power_w"] == pytest.approx(700.0)
+    readings.insert(5, Sample(1980.0, 700.0, 50.0, 0))  # a reading without the counter is skipped
+    assert gpu_clocks.energy_power_w(readings) == pytest.approx(700.0)
+    assert math.isnan(gpu_clocks.energy_power_w([energy(0.0, 5.0), energy(0.1, 5.0), energy(0.2, 9.0)]))
+    assert math.isnan(gpu_clocks.energy_power_w([]))
+    # Under 0.5 s between the first and last steps: NaN (a default 0.2 s row's two steps).
+    assert math.isnan(gpu_clocks.energy_power_w([energy(0.0, 5e3), energy(0.1, 75e3), energy(0.3, 215e3)]))
+    assert gpu_clocks.energy_power_w([energy(0.0, 5e3), energy(0.1, 75e3), energy(0.6, 425e3)]) == pytest.approx(700.0)
+    assert math.isnan(gpu_clocks.energy_power_w([energy(0.0, 5.0), energy(0.1, 90.0), energy(0.2, 3.0),
+                                                 energy(0.3, 9.0)]))
+
+
+def test_energy_per_launch_and_flop_per_joule():
+    c = gpu_clocks.energy_columns(700.0, 0.1476, 6.871947673600e10)  # d128 32x16x512, 147.6 us at 700 W
+    assert c["energy_mj"] == pytest.approx(103.32)
+    assert c["gflop_per_j"] == pytest.approx(6.871947673600e10 / 0.10332 / 1e9)
+    c = gpu_clocks.energy_columns(float("nan"), 0.1476, 1e9)
+    assert math.isnan(c["energy_mj"]) and math.isnan(c["gflop_per_j"])
+
+
 class ScriptedSensor:
     """Readings 1,900, 1,901, ... MHz; None (no answer) where `gaps` says."""
 
@@ -81,6 +110,8 @@ def test_the_sampler_reads_at_both_ends_and_in_between():
     samples = sampler.stop()
     assert len(samples) >= 4  # start, some periodic readings, stop
     assert samples[0].sm_clock_mhz == 1901.0 and samples[-1].sm_clock_mhz == 1900.0 + sensor.n
+    # Each reading carries the time it was taken, in order.
+    assert all(b.time_s >= a.time_s for a, b in zip(samples, samples[1:])) and samples[-1].time_s > samples[0].time_s
     # A short timed part still gets its two end readings, and a reading that fails is left out.
     sampler = gpu_clocks.ClockSampler(ScriptedSensor(gaps={1}), period=10.0)
     sampler.start()
@@ -90,9 +121,10 @@ def test_the_sampler_reads_at_both_ends_and_in_between():
 class FakeNvml:
     """libnvidia-ml.so.1 as ctypes would load it: each call writes through its byref argument."""
 
-    def __init__(self, uuid="GPU-abc", clock=1980, power_mw=650_000, temperature=None, reasons=0x4):
+    def __init__(self, uuid="GPU-abc", clock=1980, power_mw=650_000, temperature=None, reasons=0x4,
+                 energy_mj=123_456_789_012):
         self.uuid, self.values = uuid, {"clock": clock, "power": power_mw, "temperature": temperature}
-        self.reasons = reasons
+        self.reasons, self.energy_mj = reasons, energy_mj
 
     @staticmethod
     def _put(ref, value):
@@ -128,6 +160,9 @@ class FakeNvml:
     def nvmlDeviceGetCurrentClocksEventReasons(self, handle, out):
         return self._put(out, self.reasons)
 
+    def nvmlDeviceGetTotalEnergyConsumption(self, handle, out):
+        return 999 if self.energy_mj is None else self._put(out, self.energy_mj)
+
 
 def test_nvml_through_ctypes_reads_limits_and_drops_what_the_device_does_not_answer():
     lib = FakeNvml()
@@ -136,8 +171,11 @@ def test_nvml_through_ctypes_reads_limits_and_drops_what_the_device_does_not_ans
     assert (sensor.limits.max_sm_clock_mhz, sensor.limits.power_limit_w) == (1980.0, 700.0)
     s = sensor.read()
     assert (s.sm_clock_mhz, s.power_w, s.reasons) == (1980.0, 650.0, 0x4) and math.isnan(s.temperature_c)
+    assert s.energy_mj == 123_456_789_012.0  # mJ past 2^32: read as 64 bits
     lib.values["temperature"] = 50  # asked once, at open, and not again
     assert math.isnan(sensor.read().temperature_c)
+    sensor, _ = gpu_clocks.NvmlSensor.open("GPU-abc", "", loader=lambda name: FakeNvml(energy_mj=None))
+    assert math.isnan(sensor.read().energy_mj)
 
 
 def test_nvml_missing_or_a_device_it_does_not_know_is_a_reason_not_a_crash():

@@ -377,6 +377,18 @@ def test_append_follows_an_existing_header_of_an_older_fa_bench(schema, tmp_path
     assert "header lacks model_bytes, bound_ms" in capsys.readouterr().err
 
 
+def test_a_row_with_the_energy_counters_power_carries_energy_per_launch_and_flop_per_joule(schema):
+    p = Problem(4, 8192, 8192, 16, 128, True)
+    flops = float(analytic(schema, p)[p.key]["flops"])
+    row = row_for(schema, dict(timing_stats([2.0]), energy_power_w=650.0), p)
+    assert float(row["energy_mj"]) == pytest.approx(1300.0)  # 650 W x 2 ms
+    assert float(row["gflop_per_j"]) == pytest.approx(flops / 1.3 / 1e9, rel=1e-5)
+    # Without the counter (or under 50 ms of it) both stay empty, as on fa-bench's rows.
+    row = row_for(schema, dict(timing_stats([2.0]), energy_power_w=float("nan")), p)
+    assert row["energy_mj"] == row["gflop_per_j"] == ""
+    assert row_for(schema, dict(timing_stats([2.0])), p)["energy_mj"] == ""
+
+
 def test_stdout_table_is_aligned(schema):
     rows = [row_for(schema, dict(timing_stats([2.0]), check="PASS")), row_for(schema, {"note": "refused"})]
     lines = format_table(rows).splitlines()

@@ -17,10 +17,18 @@ fa::SensorSample sample(double mhz, double watts, double celsius, std::optional<
     return {mhz, watts, celsius, reasons};
 }
 
+// A reading of the energy counter only: `mj` at `t` seconds.
+fa::SensorSample energy(double t, double mj) {
+    fa::SensorSample s{kNaN, kNaN, kNaN, std::nullopt};
+    s.energy_mj = mj;
+    s.time_s = t;
+    return s;
+}
+
 // What the fake NVML entry points answer: a device at 1755 MHz of 1980, drawing 612.345 W of a
 // 700 W limit, at 61 °C, under the software power cap. 3 is NVML_ERROR_NOT_SUPPORTED.
 struct FakeNvml {
-    int clock_rc = 0, power_rc = 0, temperature_rc = 0, reasons_rc = 0;
+    int clock_rc = 0, power_rc = 0, temperature_rc = 0, reasons_rc = 0, energy_rc = 0;
     int clock_calls = 0, power_calls = 0;
     int last_clock_type = -1;
 };
@@ -53,6 +61,10 @@ int fake_reasons(void*, unsigned long long* bits) {
     *bits = fa::kReasonSwPowerCap;
     return fake.reasons_rc;
 }
+int fake_energy(void*, unsigned long long* mj) {
+    *mj = 123456789012ull;  // mJ since the driver loaded: past 2^32, so 64 bits are needed
+    return fake.energy_rc;
+}
 
 fa::NvmlFunctions fake_functions() {
     fa::NvmlFunctions f;
@@ -62,6 +74,7 @@ fa::NvmlFunctions fake_functions() {
     f.enforced_power_limit = fake_power_limit;
     f.temperature = fake_temperature;
     f.event_reasons = fake_reasons;
+    f.total_energy = fake_energy;
     return f;
 }
 
@@ -117,6 +130,38 @@ TEST_CASE("readings summarize to mean and min clock, mean power, max temperature
     CHECK_FALSE(none.reasons_known);
 }
 
+TEST_CASE("the energy counter gives the mean power between its first and last steps", "[clocks][energy]") {
+    // A counter that steps every 100 ms (700 W: 70 J a step), as the H100's, read every 10 ms from
+    // t = 4 ms. The readings between steps repeat the last value.
+    std::vector<fa::SensorSample> readings;
+    for (int i = 0; i <= 80; ++i) {
+        const double t = 0.004 + 0.010 * i;
+        readings.push_back(energy(t, 1e9 + 70000.0 * std::floor(t / 0.100)));
+    }
+    // First step seen at t = 0.104 (the step at 0.100), last at 0.804 (the step at 0.800): 7 steps
+    // of 70 J in 0.7 s = 700 W. Each end is seen up to one reading late; here both by 4 ms.
+    const double w = fa::energy_power_w(readings);
+    CHECK(w == Approx(7 * 70.0 / 0.7));
+    CHECK(w == Approx(700));
+    // Seen late by different amounts (4 and 13 ms), the error is that difference over the span.
+    std::vector<fa::SensorSample> skewed = readings;
+    skewed.back().time_s += 0.009;
+    CHECK(fa::energy_power_w(skewed) == Approx(490.0 / 0.709));
+    CHECK(fa::summarize_clock_samples(readings).energy_power_w == Approx(w));
+
+    // Readings without the counter are skipped; a counter that never steps twice says nothing.
+    readings.insert(readings.begin() + 5, sample(1980, 700, 50, uint64_t{0}));
+    CHECK(fa::energy_power_w(readings) == Approx(w));
+    CHECK(std::isnan(fa::energy_power_w({energy(0.0, 5.0), energy(0.1, 5.0), energy(0.2, 9.0)})));
+    CHECK(std::isnan(fa::energy_power_w({})));
+    CHECK(std::isnan(fa::energy_power_w({sample(1980, 700, 50, uint64_t{0}), sample(1980, 700, 50, uint64_t{0})})));
+    // Steps closer than kMinEnergySpan (0.5 s): too short to trust, e.g. a 0.2 s row's two steps.
+    CHECK(std::isnan(fa::energy_power_w({energy(0.00, 5e3), energy(0.10, 75e3), energy(0.30, 215e3)})));
+    CHECK(fa::energy_power_w({energy(0.00, 5e3), energy(0.10, 75e3), energy(0.60, 425e3)}) == Approx(700.0));
+    // A counter that goes back (a driver reload) voids the window.
+    CHECK(std::isnan(fa::energy_power_w({energy(0.0, 5.0), energy(0.1, 90.0), energy(0.2, 3.0), energy(0.3, 9.0)})));
+}
+
 TEST_CASE("a row is flagged below 95 % of the maximum clock or under a power or thermal cap", "[clocks]") {
     fa::ClockSummary s;
     s.sm_clock_mean_mhz = 1900;  // 96 % of 1980: boost dithering, not a slowdown
@@ -161,12 +206,14 @@ TEST_CASE("the NVML sensor converts units and asks for the SM clock", "[clocks][
     CHECK(s->temperature_c == 61);
     REQUIRE(s->event_reasons);
     CHECK(*s->event_reasons == fa::kReasonSwPowerCap);
+    CHECK(s->energy_mj == 123456789012.0);
 }
 
 TEST_CASE("the NVML sensor stops asking for what the device does not support", "[clocks][nvml]") {
     fake = FakeNvml{};
     fake.power_rc = 3;  // NVML_ERROR_NOT_SUPPORTED
     fake.reasons_rc = 3;
+    fake.energy_rc = 3;
     fa::NvmlFunctions f = fake_functions();
     f.temperature = nullptr;  // an NVML without the entry point
     const auto sensor = fa::make_nvml_sensor(f, nullptr, nullptr);
@@ -178,6 +225,7 @@ TEST_CASE("the NVML sensor stops asking for what the device does not support", "
         CHECK(std::isnan(s->power_w));
         CHECK(std::isnan(s->temperature_c));
         CHECK_FALSE(s->event_reasons);
+        CHECK(std::isnan(s->energy_mj));
     }
     CHECK(fake.power_calls == power_calls_after_probe);
 
@@ -202,6 +250,9 @@ TEST_CASE("the sampler reads at start, periodically, and at stop", "[clocks]") {
     CHECK(static_cast<int>(samples.size()) == reads - 1);  // the failed read adds nothing
     CHECK(samples.front().sm_clock_mhz == 1980);
     CHECK(samples.back().sm_clock_mhz == 1700);
+    // Each reading carries the time the sampler took it, in order.
+    for (std::size_t i = 1; i < samples.size(); ++i) CHECK(samples[i].time_s >= samples[i - 1].time_s);
+    CHECK(samples.back().time_s > samples.front().time_s);
     CHECK(fa::summarize_clock_samples(samples).reasons == fa::kReasonSwPowerCap);
 
     // Stopped and started again: a new row's readings only.

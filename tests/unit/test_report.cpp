@@ -100,8 +100,8 @@ TEST_CASE("a row without NVML leaves the clock columns empty and says nothing ma
     CHECK(field("max_noise_pct") == "0.5");
     CHECK(field("noise_target_met") == "1");
     for (const char* col : {"sm_clock_mean_mhz", "sm_clock_min_mhz", "sm_clock_max_mhz", "power_w_mean",
-                            "power_limit_w", "temperature_c", "throttle_reasons", "capped_pct", "clock_samples",
-                            "flags"}) {
+                            "power_limit_w", "energy_mj", "gflop_per_j", "temperature_c", "throttle_reasons",
+                            "capped_pct", "clock_samples", "flags"}) {
         INFO(col);
         CHECK(field(col).empty());
     }
@@ -123,6 +123,8 @@ TEST_CASE("a sampled row carries its clocks, power, reasons and flags; unread va
     r.temperature_c = std::nan("");  // an NVML without the temperature query
     r.throttle_reasons = "sw_power_cap";
     r.capped_pct = 100;
+    r.energy_mj = 104.6;
+    r.gflop_per_j = 657.2;
     r.flags = "!clk,!pwr";
     auto field = [&](const std::string& col) { return cell(r, col); };
     CHECK(field("sm_clock_mean_mhz") == "1702.4");
@@ -130,6 +132,11 @@ TEST_CASE("a sampled row carries its clocks, power, reasons and flags; unread va
     CHECK(field("sm_clock_max_mhz") == "1980");
     CHECK(field("power_w_mean") == "698.25");
     CHECK(field("power_limit_w") == "700");
+    CHECK(field("energy_mj") == "104.6");
+    CHECK(field("gflop_per_j") == "657.2");
+    r.energy_mj = r.gflop_per_j = std::nan("");  // no energy counter, or under 50 ms of it
+    CHECK(field("energy_mj").empty());
+    CHECK(field("gflop_per_j").empty());
     CHECK(field("temperature_c").empty());
     CHECK(field("throttle_reasons") == "sw_power_cap");
     CHECK(field("capped_pct") == "100");
