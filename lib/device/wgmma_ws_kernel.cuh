@@ -26,6 +26,10 @@
 // (they must exit; it counts non-exited threads), and the consumers' remote arrivals written
 // mbarrier.arrive.release.cluster (a cluster-scope fence each; the default .release.cta suffices:
 // the wgmma reads they release have completed).
+// Session 19 call 11 re-applied it (git apply -3) and measured it in steady state with the energy
+// columns (3 s warm-up, >= 1 s timed, two rounds): the pairs hold a 3-5 % higher clock at the 700 W
+// cap, but rung 7 runs 0.93-0.98x and spends 2-8 % more energy per launch (d128 32x16x512 388.9 ->
+// 363.4 TFLOP/s, 550 -> 511 GFLOP/J): the lock-step costs more than the L2 traffic saved.
 //
 // Every .cu that includes this header must be compiled for sm_90a (device/hopper.cuh).
 #pragma once

@@ -204,7 +204,7 @@ TEST_CASE("bad input: one line naming the flag and the rule, exit 2, nothing run
         {{"--csv", f("a_directory")}, "--csv " + f("a_directory") + ": is a directory, not a file"},
         {{"--csv", "/nonexistent-dir/x.csv"},
          "--csv /nonexistent-dir/x.csv: its directory /nonexistent-dir does not exist"},
-        {{"--csv", f("older.csv")}, "--csv " + f("older.csv") + ": its header (37 columns) lacks 40 of fa-bench's"},
+        {{"--csv", f("older.csv")}, "--csv " + f("older.csv") + ": its header (37 columns) lacks 42 of fa-bench's"},
         {{"--peaks_file", ""}, "--peaks_file '': must name a file"},
         {{"--peaks_file", f("a_directory")}, "--peaks_file " + f("a_directory") + ": is a directory, not a peaks file"},
         {{"--peaks_file", f("garbage_peaks.csv")},
