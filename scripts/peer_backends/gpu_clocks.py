@@ -45,7 +45,6 @@ SAMPLE_PERIOD_S = 0.010
 # row's median time and FLOP count (energy_columns).
 COLUMNS = ("sm_clock_mean_mhz", "sm_clock_min_mhz", "sm_clock_max_mhz", "power_w_mean", "power_limit_w",
            "temperature_c", "throttle_reasons", "capped_pct", "clock_samples", "flags")
-ENERGY_COLUMNS = ("energy_mj", "gflop_per_j")
 # fa-bench's kMinEnergySpan: the shortest span between the counter's first and last steps it trusts
 # (the H100's counter steps every 100 ms; a reading takes several ms).
 MIN_ENERGY_SPAN_S = 0.5
