@@ -86,7 +86,7 @@ ClockSummary summarize_clock_samples(const std::vector<SensorSample>& samples);
 // The mean power between the energy counter's first and last changes among `samples` (in the
 // order taken): (E_last - E_first) / (t_last - t_first). Between changes, not between the first
 // and last readings, because the counter advances in steps: on the H100 every 100 ms (session 19
-// call 9), while a reading comes every 10-25 ms (each NVML query is a few ms there). A change is
+// call 9), while a reading comes every ~10 ms (96 in call 10's 1 s rows). A change is
 // seen up to one reading late at each end, so the span must be long against a reading:
 // kMinEnergySpan, 0.5 s (5 steps), keeps that error to a few %; shorter (a row of the default
 // 0.2 s --min_time, a burst) gives NaN, as do fewer than two changes or a counter that went back.
@@ -113,7 +113,7 @@ struct ClockVerdict {
 ClockVerdict judge_clocks(const ClockSummary& s, double max_sm_clock_mhz);
 
 // 10 ms: a row of --min_time 0.2 s gets ~20 readings plus its two end readings; each reading is
-// four NVML queries (on Hopper each an RPC to the GPU's GSP firmware), so 400 queries per second.
+// five NVML queries (on Hopper each an RPC to the GPU's GSP firmware), so 500 queries per second.
 inline constexpr std::chrono::milliseconds kClockSamplePeriod{10};
 
 // Reads `sensor` from start() to stop(): once at each end, every `period` in between, on a

@@ -46,7 +46,7 @@ SAMPLE_PERIOD_S = 0.010
 COLUMNS = ("sm_clock_mean_mhz", "sm_clock_min_mhz", "sm_clock_max_mhz", "power_w_mean", "power_limit_w",
            "temperature_c", "throttle_reasons", "capped_pct", "clock_samples", "flags")
 # fa-bench's kMinEnergySpan: the shortest span between the counter's first and last steps it trusts
-# (the H100's counter steps every 100 ms; a reading takes several ms).
+# (the H100's counter steps every 100 ms; a reading comes every ~10 ms).
 MIN_ENERGY_SPAN_S = 0.5
 
 NAN = float("nan")
@@ -103,7 +103,7 @@ def summarize(samples: Sequence[Sample]) -> dict:
 def energy_power_w(samples: Sequence[Sample]) -> float:
     """fa-bench's energy_power_w: the mean power between the energy counter's first and last
     changes among the readings (the counter steps every 100 ms on the H100, a reading comes every
-    10-25 ms, so each end is off by at most one reading); NaN with fewer than two changes, a span
+    ~10 ms, so each end is off by at most one reading); NaN with fewer than two changes, a span
     under MIN_ENERGY_SPAN_S, or a counter that went back."""
     first = last = prev = None
     for s in samples:
