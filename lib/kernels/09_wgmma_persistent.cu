@@ -204,6 +204,28 @@
 // 790. At the cap the ranking is energy per launch; the counters to start from are session 16's
 // (17.1 M L2 sectors read against cuDNN's 12.3 M for the same DRAM bytes, and more mbarrier spinning).
 //
+// Session 20 (results/nvidia-h100-80gb-hbm3/session20/, H100 SXM; steady state = 3 s warm-up, >= 1 s
+// timed, energy per launch from NVML; two rounds, order alternating):
+//   - Where the energy goes at 32x16x512x128 (call 1, diagnostic builds, outputs wrong by design,
+//     session20/diag.patch): this rung 449 TFLOP/s, 1,509 MHz, 108.1 mJ a launch; each ring slot
+//     loaded only on its first use (no K/V reloads) 514 / 1,654 / 94.4; Q loaded only into each
+//     buffer's first use 475 / 1,570 / 102.2; no TMA store of O 477 / 1,520 / 101.2; all three
+//     599 / 1,738 / 80.9. cuDNN, same call, with all its traffic: 534 / 1,949 MHz / 73.3 mJ (597 W,
+//     where this rung sits at the 700 W cap). At 1x16x16384 the K/V reloads cost 6 % (2,298 ->
+//     2,156 mJ) and this rung spends less than cuDNN (2,467). So at 512 a quarter of the time and
+//     energy goes with the memory traffic (14 % K/V from L2, 6 % each Q and O from DRAM), which
+//     cuDNN carries for less; and even without it, 849 GFLOP/J against cuDNN's 937 with it.
+//   - Measured and not kept (session20/pairs.patch, call 2): non-causal pairs of consecutive
+//     tiles on one CTA, the second visiting its keys rotated so that it starts on the K/V tiles
+//     the first left in the ring (2 of 4 at 512: 25 % fewer K/V loads), the first tile holding
+//     back their release. GPU tests (a new case with enough tiles to pair) and the three
+//     sanitizers passed, but 5 + 30 launches: d128 512 497.7 -> 469.1, 1,024 597.8 -> 575.8, 2,048
+//     -3.6 %, 4,096 -3.3 %, d64 -2 to -4 %, and causal rows (never paired) -1 to -4 %: the
+//     consumers' per-tile release test and key rotation cost ptxas' schedule more than the
+//     saved loads buy; steady state d128 512 111.5 -> 115.1 mJ. And head_dim 128 at 3 stages,
+//     which leaves one Q buffer and so takes head_dim 256's split-Q path (call 3): 512 -3.6 %,
+//     causal -14.5 %, 1,024 -2.8 % / -8.4 % (session20/three_stages.patch): the second Q buffer
+//     is worth more than a deeper ring.
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; regs entry/producer/consumer as rung 7; the short
 // causal head_dim-64 128 x 128 tile: 4 stages, 162 KiB, no spills, 168 registers; the 160-key
 // head_dim-128 tile: 2 stages, 226 KiB, no spills; the staged 64-key head_dim-256 tile: 2 stages
