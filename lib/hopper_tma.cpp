@@ -47,7 +47,8 @@ cuuint32_t box_cols(DType dtype) { return static_cast<cuuint32_t>(128 / tma_elem
 // device/hopper.cuh expect), out-of-bounds elements read as zero (CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
 // and clipped on store.
 bool encode_map(CUtensorMap* map, DType dtype, const void* base, int rank, const cuuint64_t* dims,
-                const int64_t* strides, const cuuint32_t* box) {
+                const int64_t* strides, const cuuint32_t* box,
+                CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B) {
     const auto encode = encode_tiled_fn();
     if (encode == nullptr) return false;
     const TmaElement element = tma_element(dtype);
@@ -59,7 +60,7 @@ bool encode_map(CUtensorMap* map, DType dtype, const void* base, int rank, const
     for (int i = 0; i + 1 < rank; ++i) byte_strides[i] = dims[i + 1] == 1 ? 16 : cuuint64_t(strides[i]) * elem;
     cuuint32_t elem_strides[5] = {1, 1, 1, 1, 1};
     const CUresult r = encode(map, element.type, rank, const_cast<void*>(base), dims, byte_strides, box, elem_strides,
-                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                              CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
                               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     return r == CUDA_SUCCESS;
 }
@@ -91,6 +92,18 @@ bool encode_q_map(CUtensorMap* map, const FwdParams& p, DType dtype, const void*
 }
 
 }  // namespace
+
+bool encode_fp8_vt_map(const FwdParams& p, const void* vt, int keys_padded, int box_keys, int box_rows,
+                       CUtensorMap* map) {
+    if (box_keys != 64 && box_keys != 128) return false;
+    const cuuint64_t dims[4] = {cuuint64_t(keys_padded), cuuint64_t(p.head_dim), cuuint64_t(p.heads_kv),
+                                cuuint64_t(p.batch)};
+    const int64_t strides[3] = {keys_padded, int64_t(p.head_dim) * keys_padded,
+                                int64_t(p.heads_kv) * p.head_dim * keys_padded};
+    const cuuint32_t box[4] = {cuuint32_t(box_keys), cuuint32_t(box_rows), 1, 1};
+    return encode_map(map, DType::Float8E4M3FN, vt, 4, dims, strides, box,
+                      box_keys == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_128B);
+}
 
 bool encode_fwd_tensor_maps(const FwdParams& p, TmaBoxRows box_rows, FwdTensorMaps* maps) {
     return encode_q_map(&maps->q, p, p.dtype, p.q, p.q_row_stride, p.q_head_stride, p.q_batch_stride, box_rows.q) &&

@@ -297,6 +297,32 @@ TEST_CASE("kernels without FP8 instances say so", "[fp8][registry]") {
     }
 }
 
+// Rung 8 transposes V in a pre-pass of its launch (08_wgmma_fp8.cu) into the workspace the runner
+// allocates from KernelInfo::workspace_bytes: V's bytes with each Vᵀ row's keys padded to a multiple
+// of 16 (TMA's row alignment), per K/V head; nothing for a dtype it does not run.
+TEST_CASE("rung 8 asks for the workspace of its V pre-pass", "[fp8][registry]") {
+    const fa::KernelInfo* k = fa::find_kernel("wgmma_fp8");
+    REQUIRE(k != nullptr);
+    REQUIRE(k->workspace_bytes != nullptr);
+    fa::ProblemShape p;
+    p.dtype = fa::DType::Float8E4M3FN;
+    p.batch = 2;
+    p.heads = 6;
+    p.heads_kv = 3;
+    p.seqlen_q = 5;
+    p.seqlen_k = 1000;
+    for (int d : {128, 256}) {
+        p.head_dim = d;
+        CHECK(k->workspace_bytes(p) == std::size_t{2} * 3 * d * 1008);
+    }
+    p.seqlen_k = 16;
+    CHECK(k->workspace_bytes(p) == std::size_t{2} * 3 * 256 * 16);
+    p.seqlen_k = 1;
+    CHECK(k->workspace_bytes(p) == std::size_t{2} * 3 * 256 * 16);
+    p.dtype = fa::DType::BFloat16;
+    CHECK(k->workspace_bytes(p) == 0);
+}
+
 TEST_CASE("the peaks cache gains the FP8 GEMM column and still reads five-column rows", "[fp8][calibration]") {
     const std::string path = "fa_bench_test_peaks_fp8.csv";
     std::remove(path.c_str());
