@@ -118,8 +118,11 @@ COUNTER_LTS = "lts_tex"
 # Without these there is nothing to report.
 REQUIRED_METRICS = [M_DURATION, M_DRAM_READ, M_DRAM_WRITE]
 
-# Kernels that launch several CUDA kernels per NVTX range; every other kernel launches one.
+# Kernels that launch several CUDA kernels per NVTX range, as many as cuBLAS picks; every other
+# kernel launches one, or the fixed number FIXED_LAUNCH_KERNELS says (rung 8: its V pre-pass, then
+# the attention kernel).
 MULTI_LAUNCH_KERNELS = {"naive"}
+FIXED_LAUNCH_KERNELS = {"wgmma_fp8": 2}
 
 KEY_COLUMNS = ["kernel", "dtype", "batch_size", "num_head", "num_head_kv", "seqlen_q", "seqlen_k", "head_dim",
                "is_causal"]
@@ -415,9 +418,10 @@ def attribute_by_range(report: NcuReport, expected_keys: list[tuple]) -> list[tu
 
 def attribute_by_order(launch_count: int, expected_keys: list[tuple]) -> list[tuple]:
     """A group per launch when the report has no range names: fa-bench's ranges in explain order,
-    one launch each, the leftover launches split evenly over the multi-launch (naive) ranges."""
+    one launch each (FIXED_LAUNCH_KERNELS' their fixed count), the leftover launches split evenly
+    over the multi-launch (naive) ranges."""
     multi = [k for k in expected_keys if k[0] in MULTI_LAUNCH_KERNELS]
-    singles = len(expected_keys) - len(multi)
+    singles = sum(FIXED_LAUNCH_KERNELS.get(k[0], 1) for k in expected_keys if k[0] not in MULTI_LAUNCH_KERNELS)
     extra = launch_count - singles
     if not multi:
         per_multi = 0
@@ -438,7 +442,7 @@ def attribute_by_order(launch_count: int, expected_keys: list[tuple]) -> list[tu
     for key in expected_keys:
         occurrence = seen.get(key, 0)
         seen[key] = occurrence + 1
-        count = per_multi if key[0] in MULTI_LAUNCH_KERNELS else 1
+        count = per_multi if key[0] in MULTI_LAUNCH_KERNELS else FIXED_LAUNCH_KERNELS.get(key[0], 1)
         groups.extend([(key, occurrence)] * count)
     return groups
 

@@ -157,8 +157,12 @@
 //     0.021-0.026 as before. The pre-pass kernel: 64 keys x 128 columns per CTA through shared
 //     memory, 16-byte loads and stores.
 //   The register split (72 / 216), the ring (4 stages) and the tiles are still those the in-kernel
-//   transpose needed; with a one-thread producer they are free to move (cuDNN's FP8 kernel runs
-//   256-key tiles with 240-register consumers), not measured yet.
+//   transpose needed. Freed by the one-thread producer and measured (calls 9 and 10, against the
+//   committed kernels, two rounds): 24 / 240 registers -1 to -2.4 % at head_dim 128, +0.4 to +1.3 %
+//   at 256 (within the rounds' spread); 5 stages at head_dim 128 level to -2.4 %; head_dim 256 at
+//   128 keys (2 stages, 24 / 240, no spill, 230,456 B) -2.4 to -8.5 % (1x16x16384 984 -> 900,
+//   causal 940 -> 893) though it held a 100 MHz higher clock. None kept. (cuDNN's FP8 kernel runs
+//   256-key tiles at head_dim 128 with 240-register consumers: not tried.)
 // ptxas at the bottom, by the instance table.
 
 #include <cuda.h>
