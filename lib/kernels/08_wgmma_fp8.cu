@@ -10,16 +10,20 @@
 //     S = Q·Kᵀ is rung 7's (one 128-byte swizzle row now holds all 128 columns of a row).
 //   - V is transposed before the GEMMs read it. 8-bit wgmma takes no transpose immediate: both
 //     operands must be K-major, and for O += P·V the K dimension is the keys, while V arrives
-//     head_dim-contiguous (rung 7 passes it MN-major with imm-trans-b = 1). Since session 20 a
-//     pre-pass kernel of the same launch (fp8_vt_prepass_kernel) writes Vᵀ (rows = head_dim,
-//     keys in σ's order, below) into the workspace, and the producer's one TMA thread loads its
-//     tiles into the Vᵀ ring slots as it loads K. Until then (sessions 4-19) the producer
-//     warpgroup's 128 threads transposed each raw V tile in shared memory (FA3's and cuDNN's
-//     choice: the header's history below, "the producer's transpose"), which needed 3 raw V
-//     slots, a lookahead rule and 72 producer registers. Session 20 measured which costs less
-//     (the numbers at the end): the pre-pass reads and writes V once more (~1-2 % of a launch at
-//     these lengths), the in-kernel transpose cost 4-9 % of the throughput and 3-9 % of the
-//     energy per launch. A transpose by the consumers was never a candidate: ~100 shared-memory
+//     head_dim-contiguous (rung 7 passes it MN-major with imm-trans-b = 1). Two ways, chosen per
+//     problem by use_vt_prepass (at the bottom):
+//       * in the kernel (FA3's and cuDNN's choice; sessions 4-19 the only one): the producer
+//         warpgroup's 128 threads turn each raw V tile (TMA'd into one of kRawSlots staging
+//         slots) into Vᵀ (rows = head_dim, keys in σ's order, below, 128-byte swizzled) in the ring
+//         slot the consumers read, then arrive on its full barrier. Cost per CTA tile: 16 KB read +
+//         16 KB written in shared memory beside the wgmmas' ~96 KB of reads, 72 producer registers
+//         (the consumers keep 216 of rung 7's 240: P is 16 registers instead of 32);
+//       * by a pre-pass (session 20; fp8_vt_prepass_kernel): a kernel of the same launch writes
+//         Vᵀ into the workspace, and the producer's one TMA thread loads its tiles as it loads K.
+//         Cost: one more read and write of V whatever the number of query rows that reuse it.
+//     So the pre-pass wins where many rows read each K/V head: at 8,192 and 16,384 rows +1 to +9 %
+//     and -2 to -9 % energy per launch, at 512-2,048 rows -1 to -21 % (session 20, the numbers at
+//     the end). A transpose by the consumers was never a candidate: ~100 shared-memory
 //     instructions per tile on the warpgroups that feed the tensor core.
 //   - P's register layout. softmax leaves P in the fp32 accumulator layout: thread (quad lane t)
 //     holds, per row, columns 8i + 2t + {0,1} of every 32-key k-step; the k32 A fragment wants
@@ -148,7 +152,7 @@
 //     4x16x8192x128 768 -> 780 TFLOP/s (1,684 -> 1,843 MHz, 2,005 -> 1,947 mJ), at 1x16x16384x256
 //     901 -> 990 (3,380 -> 3,104 mJ); cuDNN FP8 in the same call 914 and 1,031.
 //   - The pre-pass (calls 5 and 6, against the in-kernel transpose; cuDNN FP8 of the same call in
-//     brackets): 1x16x16384x256 913 -> 997 (1,050), causal 887 -> 957 (986); 2x16x8192x256 887 ->
+//     brackets), at 8,192 and 16,384 query rows: 1x16x16384x256 913 -> 997 (1,050), causal 887 -> 957 (986); 2x16x8192x256 887 ->
 //     962 (1,050), causal 838 -> 869 (954); 1x16x16384x128 760 -> 817, causal 746 -> 776;
 //     4x16x8192x128 757 -> 784, causal 715 -> 725. Energy per launch -2 to -9 %. At head_dim 128
 //     the diagnostic's +1.6 % undersold it: the pre-pass also takes the raw V loads and the 128
@@ -156,6 +160,13 @@
 //     both head_dims) and memcheck / racecheck / synccheck clean on both head_dims; rel_l2
 //     0.021-0.026 as before. The pre-pass kernel: 64 keys x 128 columns per CTA through shared
 //     memory, 16-byte loads and stores.
+//   - And at 16k tokens of shorter rows (call 11, same rule): 512 rows -15 to -21 % (d128 32x16x512
+//     468.5 -> 388.7, causal 284.1 -> 227.1), 1,024 -8 to -16 %, 2,048 -1 to -9 %: the pass over V is
+//     a fixed cost against fewer tiles that reuse it (at 32x16x512x128 it adds 40 % to the
+//     compulsory bytes). Hence both ways, the pre-pass from 8,192 rows per K/V head
+//     (seqlen_q x heads_per_kv). Call 12: GPU tests (a new case on each side of the threshold),
+//     memcheck / racecheck / synccheck on both ways at both head_dims clean, and the dispatching
+//     binary within 0.8 % of each single-way binary at 512, 2,048 and 8,192 rows.
 //   The register split (72 / 216), the ring (4 stages) and the tiles are still those the in-kernel
 //   transpose needed. Freed by the one-thread producer and measured (calls 9 and 10, against the
 //   committed kernels, two rounds): 24 / 240 registers -1 to -2.4 % at head_dim 128, +0.4 to +1.3 %
@@ -194,15 +205,22 @@ struct WgmmaFp8D128 {
     static constexpr int kConsumerWarpgroups = 2;
     // 128 keys: one Vᵀ row is one 128-byte swizzle row, S = Q·Kᵀ one m64n128 per k-step.
     static constexpr int kBlockN = 128;
-    // K/Vᵀ ring depth: 4 x 32 KB (measured with the in-kernel transpose, which also needed 3 raw
-    // V slots and a lookahead of 2 tiles; not re-tuned since the pre-pass).
+    // K/Vᵀ ring depth: 4 x 32 KB. The producer loads kLookahead tiles ahead of the one it
+    // transposes and may not run further ahead than kStages - 2 (Fp8Traits' deadlock rule).
     static constexpr int kStages = 4;
-    // 384 threads enter with 168 registers; 128·72 + 256·216 = 384·168. The split the in-kernel
-    // transpose needed (its 16 loaded and 16 built words: ptxas spilled it at 56 and 64); the
-    // producer is one TMA thread since session 20, and 24 / 240 has not been measured. The
+    static constexpr int kLookahead = 2;
+    // 384 threads enter with 168 registers; 128·72 + 256·216 = 384·168. The transpose keeps 16
+    // loaded words and up to 16 built ones live beside its addresses: ptxas spilled it at 56 (36 B)
+    // and 64 (8 B), not at 72 (the transpose before its offsets were hoisted; the current one
+    // keeps 12 offsets and 2 byte selectors for the whole kernel: no spill at 72 either). The
     // consumers' live set is rung 7's minus 16 P registers: no spill at 208 either.
     static constexpr int kProducerRegs = 72;
     static constexpr int kConsumerRegs = 216;
+    // The producer's transpose: LDS.32 rows and a 4x4 byte transpose (transpose_v,
+    // TransposeLaneLds). ldmatrix.trans / stmatrix (TransposeLaneLdsm: 56 fewer instructions per
+    // lane and tile) measured -3 to -9 % here (session 13 call 4): ptxas scheduled the consumers'
+    // softmax differently around it (their source unchanged), 2.43 -> 2.81 M cycles at the base clock.
+    static constexpr bool kTransposeLdsm = false;
 };
 
 struct WgmmaFp8D256 {
@@ -211,32 +229,44 @@ struct WgmmaFp8D256 {
     // 2 x 64 query rows: O 128 + S 32 + P 8 registers per consumer thread (at 128 keys S would be
     // 64 and P 16: 208 live before a single address).
     static constexpr int kConsumerWarpgroups = 2;
-    // 64 keys: shared memory decided (session 12). A 128-key slot of K or Vᵀ is 32 KB at d = 256;
-    // the in-kernel transpose's ring (3 stages or more, plus raw V slots) did not fit 227 KB at 128
-    // keys. At 64 keys every slot is 16 KB, and a Vᵀ row is 64 key bytes, 64-byte swizzled. The
-    // tensor-core work per tile is d128's (2·128·64·256·2 = 8.4 MFLOP), the softmax half of it.
+    // 64 keys: shared memory decides. A 128-key ring slot of K, Vᵀ or raw V is 32 KB at d = 256, and
+    // the producer's lookahead rule needs kStages >= 3 with kLookahead + 1 raw slots: 32 (Q) + 3·32
+    // + 3·32 + 2·32 = 288 KB > 227. At 64 keys every slot is 16 KB: 32 + 64 + 64 + 48 = 208 KB with
+    // rung 8's d128 ring (4 stages, lookahead 2). A Vᵀ row is then 64 key bytes, 64-byte swizzled.
+    // The tensor-core work per tile is d128's (2·128·64·256·2 = 8.4 MFLOP), the softmax half of it.
     static constexpr int kBlockN = 64;
     static constexpr int kStages = 4;
-    // As at head_dim 128 (the in-kernel transpose's split; not re-tuned). O 128 + S 32 + P 8.
+    static constexpr int kLookahead = 2;
+    // The producer's transpose moves the same 16 KB a tile as at d128 (two 16-key x 128-column
+    // units per warp): its 72 registers hold. The consumers' live set is O 128 + S 32 + P 8.
     static constexpr int kProducerRegs = 72;
     static constexpr int kConsumerRegs = 216;
+    // ldmatrix.trans / stmatrix (TransposeLaneLdsm): +2.3 to +3.7 % against the LDS.32 transpose,
+    // 4.33 -> 4.13 M cycles at the base clock (session 13 call 4).
+    static constexpr bool kTransposeLdsm = true;
 };
 
-template <class Config>
+template <class Config, bool kPrepass>
 struct Fp8Traits : Config {
     using typename Config::T;
     using Config::kBlockN;
     using Config::kConsumerRegs;
     using Config::kConsumerWarpgroups;
     using Config::kHeadDim;
+    using Config::kLookahead;
     using Config::kProducerRegs;
     using Config::kStages;
+    using Config::kTransposeLdsm;
 
     static constexpr int kWarpgroupRows = 64;  // wgmma's M
     static constexpr int kBlockM = kWarpgroupRows * kConsumerWarpgroups;
     static constexpr int kNThreads = 128 * kConsumerWarpgroups;  // consumer threads: the registry's num_threads
     static constexpr int kLaunchThreads = kNThreads + 128;       // + the producer warpgroup
     static constexpr int kConsumerWarps = kNThreads / 32;        // arrivals that release a ring slot
+    static constexpr int kProducerWarps = 4;                     // arrivals that publish a Vᵀ tile
+    // Where Vᵀ comes from (the header): the pre-pass's copy, TMA-loaded like K (true), or the
+    // producer warpgroup's transpose of raw V tiles in shared memory (false).
+    static constexpr bool kVtPrepass = kPrepass;
 
     // Inputs: 1 byte per element, a 128-byte swizzle row holds 128 columns.
     static constexpr int kAtomCols = 128;
@@ -244,18 +274,32 @@ struct Fp8Traits : Config {
     static constexpr int kQChunkBytes = kBlockM * 128;
     static constexpr int kKVChunkBytes = kBlockN * 128;
     static constexpr int kQBytes = kChunks * kQChunkBytes;     // 16 KB
-    static constexpr int kKBytes = kChunks * kKVChunkBytes;    // one K slot: 16 KB
-    // One Vᵀ slot: head_dim rows of kBlockN key bytes, one TMA box of the pre-pass's Vᵀ: 128 keys
-    // in rows of 128 bytes, 128-byte swizzled (block A), or 64 keys in rows of 64 bytes, 64-byte
-    // swizzled (block B); the consumers' descriptors take either.
+    static constexpr int kKBytes = kChunks * kKVChunkBytes;    // one K slot, and one raw V slot: 16 KB
+    // One Vᵀ slot: head_dim rows of kBlockN key bytes, stored as up to two blocks: keys 0..127 in
+    // rows of 128 bytes, 128-byte swizzled (block A), then the rest, 64 keys, in rows of 64 bytes,
+    // 64-byte swizzled (block B). 128 keys: A alone; 64 keys (d256): B alone; 192: both.
     static constexpr int kVtAKeys = kBlockN >= 128 ? 128 : 0;
+    static constexpr int kVtBKeys = kBlockN - kVtAKeys;
     static constexpr int kVtBOffset = kHeadDim * kVtAKeys;     // block B inside the slot
     static constexpr int kVtBytes = kHeadDim * kBlockN;
-    // O (bf16): 64 columns per 128-byte row, staged for the TMA store in its own buffer.
+    // Raw V tiles in flight + the one transposed; none with the pre-pass.
+    static constexpr int kRawSlots = kVtPrepass ? 0 : kLookahead + 1;
+    // O (bf16): 64 columns per 128-byte row, staged for the TMA store in the raw V slots, dead by
+    // then (the last transpose finished before the last v_full completed); what does not fit there
+    // (d256: 64 KB of O, 48 KB of raw slots) goes to Q's first chunks, whose rows of each warpgroup
+    // only that warpgroup reads, and it has waited for its last S = Q·Kᵀ.
     static constexpr int kOutCols = 64;
     static constexpr int kOutChunks = kHeadDim / kOutCols;
     static constexpr int kOutChunkBytes = kBlockM * 128;
-    static constexpr int kOutBytes = kOutChunks * kOutChunkBytes;
+    // With the pre-pass the raw region is O's staging alone, all of it (no spill into Q).
+    static constexpr int kRawBytes = kVtPrepass ? kOutChunks * kOutChunkBytes : kRawSlots * kKBytes;
+    static constexpr int kOutChunksInRaw = kRawBytes / kOutChunkBytes;
+
+    // The producer's transpose (transpose_v): units of 16 keys x 128 head_dim columns, the
+    // tile's kKeyGroups key groups in each of V's kChunks 128-column blocks, numbered u = group +
+    // kKeyGroups·block; warp w takes units w + 4·gi, gi < kUnitsPerWarp (1 to 3).
+    static constexpr int kKeyGroups = kBlockN / 16;
+    static constexpr int kUnitsPerWarp = kKeyGroups * kChunks / kProducerWarps;
 
     static constexpr int kAccS = kBlockN / 2;        // fp32 of S per thread
     static constexpr int kAccO = kHeadDim / 2;       // fp32 of O per thread
@@ -263,32 +307,39 @@ struct Fp8Traits : Config {
     static constexpr int kKStepsPV = kBlockN / 32;   // k32 steps of P·V
     static constexpr int kPRegs = kKStepsPV * 4;     // P as e4m3 A fragments: 4 b32 per k-step
 
-    // Q | K slots | Vᵀ slots | O staging | barriers, every operand 1024-aligned from the base.
+    // Q | K slots | Vᵀ slots | raw V slots | barriers, every operand 1024-aligned from the base.
     static constexpr int kOffQ = 0;
     static constexpr int kOffK = kOffQ + kQBytes;
     static constexpr int kOffVt = kOffK + kStages * kKBytes;
-    static constexpr int kOffOut = kOffVt + kStages * kVtBytes;
-    static constexpr int kOffBar = kOffOut + kOutBytes;
-    // q_full, k_full[kStages], v_full[kStages], empty[kStages]
-    static constexpr int kBarriers = 1 + 3 * kStages;
+    static constexpr int kOffRaw = kOffVt + kStages * kVtBytes;
+    static constexpr int kOffBar = kOffRaw + kRawBytes;
+    // q_full, k_full[kStages], v_full[kStages], raw_full[kRawSlots], empty[kStages]
+    static constexpr int kBarriers = 1 + 3 * kStages + kRawSlots;
     static constexpr int kSmemBytes = kOffBar + 8 * kBarriers + 1024;  // + slack to round the base up
 
-    // Named barriers (0 is __syncthreads): each consumer warpgroup's epilogue and issue token.
+    // Named barriers (0 is __syncthreads): each consumer warpgroup's epilogue, the issue token of
+    // each, and the producer warpgroup's own.
     static constexpr int kEpilogueBar = 1;
     static constexpr int kSchedBar = kEpilogueBar + kConsumerWarpgroups;
+    static constexpr int kProducerBar = kSchedBar + kConsumerWarpgroups;
     static constexpr float kPScaleLog2 = 8.0f;  // P is scaled by 2^8 before e4m3 (header)
 
     static constexpr int kEntryRegs = (65536 / kLaunchThreads) / 8 * 8;
 
     static_assert(sizeof(T) == 1, "e4m3 operands");
     static_assert(kHeadDim == 128 || kHeadDim == 256, "O += P·V uses wgmma N = head_dim: hopper.cuh has e4m3 N = 128, 256");
-    static_assert(kBlockN == 64 || kBlockN == 128, "a Vᵀ slot is one TMA box of one swizzle width (fp8_vt_map)");
-    static_assert(kHeadDim <= 256, "a Vᵀ box has at most 256 rows");
-    static_assert(kOffK % 1024 == 0 && kKBytes % 1024 == 0 && kVtBytes % 1024 == 0 && kQChunkBytes % 1024 == 0 &&
-                      kOffOut % 1024 == 0,
+    static_assert(kVtBKeys == 0 || kVtBKeys == 64, "a Vᵀ row: 128 keys of 128-byte rows, then at most 64 of 64-byte rows");
+    static_assert(kKeyGroups % 4 == 0 && kUnitsPerWarp * kProducerWarps == kKeyGroups * kChunks,
+                  "whole 16-key x 128-column units, as many for every producer warp");
+    static_assert(kOutChunks <= kOutChunksInRaw + kChunks, "O's staging fits the raw V slots and Q");
+    static_assert(kOffK % 1024 == 0 && kKBytes % 1024 == 0 && kVtBytes % 1024 == 0 && kQChunkBytes % 1024 == 0,
                   "TMA destinations and wgmma operands start on 1024-byte swizzle-pattern boundaries");
+    // The producer waits, before loading tile t + kLookahead, for the release of tile
+    // t + kLookahead - kStages, which the overlapped consumers give only once V of the tile after
+    // it is transposed; it has transposed tiles < t. So t + kLookahead - kStages + 1 < t.
+    static_assert(kLookahead >= 1 && kLookahead <= kStages - 2, "the producer's lookahead cannot deadlock");
     static_assert(kSmemBytes <= 227 * 1024, "fits sm_90's 227 KiB opt-in shared memory per block");
-    static_assert(kSchedBar + kConsumerWarpgroups <= 16, "16 hardware named barriers");
+    static_assert(kProducerBar <= 15, "16 hardware named barriers");
     static_assert(kProducerRegs <= kEntryRegs && kConsumerRegs >= kEntryRegs, "dec / inc directions");
     static_assert(128 * kProducerRegs + kNThreads * kConsumerRegs <= kLaunchThreads * kEntryRegs,
                   "setmaxnreg.inc must be satisfiable from what setmaxnreg.dec released");
@@ -298,80 +349,37 @@ struct Fp8Traits : Config {
 // One CTA's shared memory: addresses of the operands and barriers.
 template <class Tr>
 struct Fp8Smem {
-    uint32_t base, q, k, vt, out, bar_q, bar_k0, bar_v0, empty0;
+    uint32_t base, q, k, vt, raw, bar_q, bar_k0, bar_v0, bar_raw0, empty0;
 
     __device__ __forceinline__ explicit Fp8Smem(unsigned char* smem)
         : base((ptx::smem_u32(smem) + 1023u) & ~1023u),
           q(base + Tr::kOffQ),
           k(base + Tr::kOffK),
           vt(base + Tr::kOffVt),
-          out(base + Tr::kOffOut),
+          raw(base + Tr::kOffRaw),
           bar_q(base + Tr::kOffBar),
           bar_k0(bar_q + 8),
           bar_v0(bar_k0 + 8 * Tr::kStages),
-          empty0(bar_v0 + 8 * Tr::kStages) {}
+          bar_raw0(bar_v0 + 8 * Tr::kStages),
+          empty0(bar_raw0 + 8 * Tr::kRawSlots) {}
 
-    // Thread 0, before the CTA barrier that publishes them. Every full barrier: the TMA thread's
-    // expect_tx, completed by the bytes; empty: one arrival per consumer warp.
+    // Thread 0, before the CTA barrier that publishes them.
     __device__ __forceinline__ void init_barriers() const {
         ptx::mbarrier_init(bar_q, 1);
 #pragma unroll
         for (int s = 0; s < Tr::kStages; ++s) {
-            ptx::mbarrier_init(bar_k0 + 8 * s, 1);
-            ptx::mbarrier_init(bar_v0 + 8 * s, 1);
-            ptx::mbarrier_init(empty0 + 8 * s, Tr::kConsumerWarps);
+            ptx::mbarrier_init(bar_k0 + 8 * s, 1);                      // the TMA thread's expect_tx
+            // each transposing warp, or with the pre-pass the TMA thread's expect_tx
+            ptx::mbarrier_init(bar_v0 + 8 * s, Tr::kVtPrepass ? 1 : Tr::kProducerWarps);
+            ptx::mbarrier_init(empty0 + 8 * s, Tr::kConsumerWarps);     // each consumer warp
         }
+#pragma unroll
+        for (int r = 0; r < Tr::kRawSlots; ++r) ptx::mbarrier_init(bar_raw0 + 8 * r, 1);
         hopper::fence_mbarrier_init();
     }
 };
 
-// ---- Vᵀ: V transposed by a kernel of its own, before the attention kernel (session 20) ----
-
-// Keys of one Vᵀ row in global memory: seqlen_k rounded up to 16, so that rows start on the
-// 16-byte boundaries TMA needs and every 16-key σ chunk is whole (its keys past seqlen_k zero).
-constexpr int kVtKeyChunk = 16;
-int vt_keys_padded(int seqlen_k) { return (seqlen_k + kVtKeyChunk - 1) / kVtKeyChunk * kVtKeyChunk; }
-std::size_t vt_bytes(const ProblemShape& p) {
-    return static_cast<std::size_t>(p.batch) * p.kv_heads() * p.head_dim * vt_keys_padded(p.seqlen_k);
-}
-
-// Vᵀ[batch][K/V head][d][key'] = V[batch][key][K/V head][d] with the keys of each 16-key chunk in
-// σ's order (the header: byte 4t + j of a chunk holds key 2t + (j % 2) + 8·(j / 2)), which is the
-// order P's registers hold the keys in, so one TMA box of it is a Vᵀ slot as the consumers read
-// it. One CTA per 64 keys x 128 columns of one head: 64 rows of 128 bytes read as 16-byte vectors
-// (zeros past seqlen_k) into shared memory, then each thread builds whole 16-byte chunks of Vᵀ
-// rows. A memory-bound pass over V: one read and one write of its bytes.
-__global__ void __launch_bounds__(256) fp8_vt_prepass_kernel(const FwdParams p, uint8_t* vt, int keys_padded) {
-    constexpr int kKeys = 64, kCols = 128, kRowBytes = kCols + 16;  // +16: rows start in different banks
-    __shared__ __align__(16) uint8_t tile[kKeys * kRowBytes];
-    const int key0 = blockIdx.x * kKeys;
-    const int col_blocks = p.head_dim / kCols;
-    const int head = blockIdx.y / col_blocks, col0 = (blockIdx.y % col_blocks) * kCols, batch = blockIdx.z;
-    const uint8_t* v = static_cast<const uint8_t*>(p.v) + batch * p.v_batch_stride + head * p.v_head_stride + col0;
-    for (int i = threadIdx.x; i < kKeys * (kCols / 16); i += blockDim.x) {
-        const int k = i / (kCols / 16), c = i % (kCols / 16);
-        uint4 x = make_uint4(0u, 0u, 0u, 0u);
-        if (key0 + k < p.seqlen_k) x = *reinterpret_cast<const uint4*>(v + (key0 + k) * p.v_row_stride + 16 * c);
-        *reinterpret_cast<uint4*>(&tile[k * kRowBytes + 16 * c]) = x;
-    }
-    __syncthreads();
-    uint8_t* out = vt + (static_cast<int64_t>(batch * p.heads_kv + head) * p.head_dim + col0) * keys_padded;
-    for (int i = threadIdx.x; i < kCols * (kKeys / kVtKeyChunk); i += blockDim.x) {
-        const int d = i / (kKeys / kVtKeyChunk), c = i % (kKeys / kVtKeyChunk);
-        const int first = key0 + kVtKeyChunk * c;
-        if (first >= keys_padded) continue;
-        const uint8_t* col = &tile[(kVtKeyChunk * c) * kRowBytes + d];
-        uint32_t w[4];
-#pragma unroll
-        for (int t = 0; t < 4; ++t)
-            w[t] = static_cast<uint32_t>(col[(2 * t) * kRowBytes]) | static_cast<uint32_t>(col[(2 * t + 1) * kRowBytes]) << 8 |
-                   static_cast<uint32_t>(col[(2 * t + 8) * kRowBytes]) << 16 |
-                   static_cast<uint32_t>(col[(2 * t + 9) * kRowBytes]) << 24;
-        *reinterpret_cast<uint4*>(out + static_cast<int64_t>(d) * keys_padded + first) = make_uint4(w[0], w[1], w[2], w[3]);
-    }
-}
-
-// ---- The producer warpgroup: one TMA thread ----
+// ---- The producer warpgroup ----
 
 template <class Tr>
 __device__ __forceinline__ void load_q(const Fp8Smem<Tr>& sm, const CUtensorMap* tm_q, const BlockCoords& blk,
@@ -383,24 +391,236 @@ __device__ __forceinline__ void load_q(const Fp8Smem<Tr>& sm, const CUtensorMap*
                             blk.m_start / rows_per_position(p), blk.q_slot, blk.batch);
 }
 
-// Thread 0 loads Q, then per key tile t its K (tm_k) and Vᵀ (tm_vt: the pre-pass's copy, one box)
-// into ring slot t % kStages once the consumers released the tile that slot held, as rung 7's
-// producer; the other 127 threads leave.
+// Key tile t: K into ring slot t % kStages (k_full), raw V into staging slot t % kRawSlots (raw_full).
+template <class Tr>
+__device__ __forceinline__ void load_kv(const Fp8Smem<Tr>& sm, int t, const CUtensorMap* tm_k, const CUtensorMap* tm_v,
+                                        const BlockCoords& blk) {
+    const int s = t % Tr::kStages, r = t % Tr::kRawSlots;
+    const int row = (blk.key_tile_begin + t) * Tr::kBlockN;
+    wgmma::load_key_rows<Tr>(sm.k + s * Tr::kKBytes, tm_k, sm.bar_k0 + 8 * s, row, blk);
+    wgmma::load_key_rows<Tr>(sm.raw + r * Tr::kKBytes, tm_v, sm.bar_raw0 + 8 * r, row, blk);
+}
+
+// Where unit w + 4·gi of a producer warp lives, for both transposes: key group w + g_off of V's
+// column block `block` (kKeyGroups is a multiple of 4 and w < 4, so neither depends on w). Its raw
+// rows are 16·g_off rows further, in the block's own kBlockN x 128-byte box. Its Vᵀ rows are
+// 128·block + d: in block A (128-byte rows) chunk w + g_off, g_off 0 or 4 flipping bit 2 of the
+// chunk (bit 6 of the address); block B holds chunks 0-3, so there g_off - kGroupsA is 0. A row 128
+// further keeps its swizzle phase in both blocks. st_a / st_b: the lane's offset of its row d
+// inside the unit's block A / block B rows, chunk `warp` swizzled.
+template <class Tr>
+struct TransposeUnit {
+    static constexpr int kGroupsA = Tr::kVtAKeys / 16;
+    int g_off, block;
+
+    __device__ __forceinline__ explicit TransposeUnit(int gi)
+        : g_off((4 * gi) % Tr::kKeyGroups), block((4 * gi) / Tr::kKeyGroups) {}
+
+    __device__ __forceinline__ uint32_t raw(uint32_t raw_slot) const {
+        return raw_slot + static_cast<uint32_t>(block * Tr::kKVChunkBytes + g_off * 16 * 128);
+    }
+    __device__ __forceinline__ uint32_t vt(uint32_t vt_slot, uint32_t st_a, uint32_t st_b) const {
+        return g_off < kGroupsA ? vt_slot + block * 128 * 128 + (st_a ^ (g_off * 16u))
+                                : vt_slot + Tr::kVtBOffset + block * 128 * 64 + st_b;
+    }
+};
+
+// One raw V tile (rows = keys, 128 bytes of head_dim each, 128-byte swizzled as TMA wrote it) into
+// Vᵀ (rows = head_dim, 128 key bytes each, 128-byte swizzled as wgmma reads it), keys permuted by
+// σ inside each 16-byte chunk (header). The head_dim-128 instance's transpose (kTransposeLdsm off;
+// the configs say why each instance has the one it has). Warp w takes its units (TransposeUnit);
+// lane l takes head_dim columns 4l..4l+3: 16 loads of one key row's 4 bytes (a warp reads a whole
+// 128-byte row: conflict-free), then per column one 16-byte chunk of Vᵀ built with byte permutes.
+// The 4 columns
+// are stored in a lane-rotated order (column 4l + ((i + l/2) % 4) at store i), so the 8 lanes of
+// each store phase hit 8 different rows mod 8, i.e. 8 different swizzled chunk positions:
+// conflict-free too (in column order, lanes 0-7 would hit only rows 4l mod 8 and collide 4-way).
+//
+// Every address is a slot base plus a per-lane offset fixed for the whole kernel (TransposeLaneLds):
+// a group starts on a multiple of 8 rows, so a key's swizzle phase is its index inside the group
+// mod 8, and a Vᵀ chunk's swizzle is an XOR of the 1024-aligned slot address with the group. Written
+// as key % 8 of a runtime group, ptxas emitted a signed modulo per load: 196 SASS instructions per
+// group, 128 of them address arithmetic around 16 LDS, 48 PRMT and 4 STS.128.
+template <class Tr>
+struct TransposeLaneLds {
+    uint32_t ld[8];  // raw V: row k of the warp's first unit (k < 8), swizzled, + this lane's 4 bytes
+    uint32_t st_a[4];  // Vᵀ block A (128-byte rows): store i's row, chunk `warp` swizzled
+    uint32_t st_b[4];  // Vᵀ block B (64-byte rows): the same, from the block's start
+    uint32_t sel_p, sel_q;  // byte picks: columns (rot, rot+1) and (rot+2, rot+3) of two key words
+
+    __device__ __forceinline__ TransposeLaneLds(int warp, int lane) {
+        const int unit = lane / 4, byte = 4 * (lane % 4), rot = (lane >> 1) & 3;
+#pragma unroll
+        for (int k = 0; k < 8; ++k)
+            ld[k] = static_cast<uint32_t>(16 * warp * 128 + k * 128 + ((unit ^ k) << 4) + byte);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            // Row d of a block at d·R bytes (R = 128 in A, 64 in B); its 16-byte chunk c sits at
+            // c ^ (address bits [7, 10) for 128-byte swizzling, [7, 9) for 64-byte), i.e. d % 8 in
+            // A and (d / 2) % 4 in B. Lanes 0-7 of a store phase cover 8 different d mod 8: 8
+            // different 16-byte slots of the bank rows either way.
+            const int d = 4 * lane + ((i + rot) & 3);
+            st_a[i] = static_cast<uint32_t>(d * 128 + ((warp ^ (d & 7)) << 4));
+            st_b[i] = static_cast<uint32_t>(d * 64 + ((warp ^ ((d >> 1) & 3)) << 4));
+        }
+        uint32_t pick[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            const uint32_t jj = static_cast<uint32_t>((rot + k) & 3);
+            pick[k] = jj | ((jj + 4) << 4);  // byte jj of the first word, then of the second
+        }
+        sel_p = pick[0] | (pick[1] << 8);
+        sel_q = pick[2] | (pick[3] << 8);
+    }
+};
+
+template <class Tr>
+__device__ __forceinline__ void transpose_v(uint32_t raw, uint32_t vt, const TransposeLaneLds<Tr>& tl) {
+    uint32_t ld[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) ld[k] = raw + tl.ld[k];
+#pragma unroll
+    for (int gi = 0; gi < Tr::kUnitsPerWarp; ++gi) {
+        const TransposeUnit<Tr> unit(gi);
+        const uint32_t raw_off = unit.raw(0);
+        uint32_t rows[16];
+#pragma unroll
+        for (int i = 0; i < 16; ++i) rows[i] = ptx::ld_shared_b32(ld[i % 8] + raw_off + (i / 8) * 1024);
+        // Per word t of the chunk, keys 2t, 2t+1, 8+2t, 9+2t of the group (σ): a 4x4 byte transpose
+        // of those 4 words into the 4 columns' words, 8 permutes (3 per column word before: 12).
+        uint32_t w[4][4];
+#pragma unroll
+        for (int t = 0; t < 4; ++t) {
+            const uint32_t p_ab = __byte_perm(rows[2 * t], rows[2 * t + 1], tl.sel_p);
+            const uint32_t p_cd = __byte_perm(rows[8 + 2 * t], rows[9 + 2 * t], tl.sel_p);
+            const uint32_t q_ab = __byte_perm(rows[2 * t], rows[2 * t + 1], tl.sel_q);
+            const uint32_t q_cd = __byte_perm(rows[8 + 2 * t], rows[9 + 2 * t], tl.sel_q);
+            w[0][t] = __byte_perm(p_ab, p_cd, 0x5410);
+            w[1][t] = __byte_perm(p_ab, p_cd, 0x7632);
+            w[2][t] = __byte_perm(q_ab, q_cd, 0x5410);
+            w[3][t] = __byte_perm(q_ab, q_cd, 0x7632);
+        }
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            ptx::st_shared_v4_b32(unit.vt(vt, tl.st_a[i], tl.st_b[i]), make_uint4(w[i][0], w[i][1], w[i][2], w[i][3]));
+    }
+}
+
+// The same with ldmatrix.trans and stmatrix (kTransposeLdsm, session 13): Vᵀ (rows = head_dim,
+// kBlockN key bytes each, swizzled as wgmma reads it), keys permuted by σ inside each 16-byte
+// chunk. Warp w takes its units (16 keys x 128 columns, TransposeUnit); a unit is four steps of 32
+// columns, each one ldmatrix.trans, four byte permutes and one stmatrix:
+//   - ldmatrix.x4.trans (b16) reads four 8-key x 16-byte matrices (keys 0-7 and 8-15 of the group,
+//     at column chunks c and c+1) and hands thread t, per matrix, keys 2a and 2a+1 (a = t%4) of the
+//     column pair dp = t/4: bytes [V(2a, 2dp), V(2a, 2dp+1), V(2a+1, 2dp), V(2a+1, 2dp+1)].
+//   - With X from keys 0-7 and Y from keys 8-15, prmt 0x6420 gives [V(2a), V(2a+1), V(8+2a),
+//     V(9+2a)] of column 2dp, and 0x7531 the same of column 2dp+1: word a of a Vᵀ row's 16-key chunk
+//     in σ's order (keys 2a, 2a+1, 8+2a, 9+2a), one permute per word (the 4x4 byte transpose of
+//     LDS.32 rows it replaces took 24 per 16 words, with 16 LDS.32 and 4 STS.128).
+//   - stmatrix.x4 writes thread t's word to word t%4 of row t/4 of each matrix. A matrix of the
+//     even rows (2dp) alone would put rows d and d+8 of one swizzle phase in one store: 2-way bank
+//     conflicts (128-byte rows: the phase is d % 8; 64-byte rows: (d/2) % 4 and d's parity). So
+//     the first matrix takes row 2dp + (dp >= 4) and the second the other one, a lane-dependent
+//     permute selector: rows {0,2,4,6,9,11,13,15} and {1,3,5,7,8,10,12,14}, 8 phases each.
+// Reads are conflict-free as before (8 consecutive keys of one chunk: 8 swizzle phases).
+// Every address is a slot base plus a per-lane offset fixed for the whole kernel (TransposeLaneLdsm),
+// XORed or added with step constants: the raw chunk c + h of key k sits at ((c + h) ^ (k % 8)) << 4,
+// and with c even that is the lane's (h ^ (k % 8)) << 4 XOR c << 4.
+template <class Tr>
+struct TransposeLaneLdsm {
+    uint32_t ld;    // raw V: this lane's ldmatrix row (matrix m = 2h + half: key 8·half + r, chunk h)
+    uint32_t st_a;  // Vᵀ block A (128-byte rows): its stmatrix row (matrix m = 2h + e), chunk `warp`
+    uint32_t st_b;  // Vᵀ block B (64-byte rows): the same
+    uint32_t sel_first, sel_second;  // prmt selectors of the two matrices of a column chunk
+
+    __device__ __forceinline__ TransposeLaneLdsm(int warp, int lane) {
+        const int m = lane / 8, r = lane % 8, h = m / 2, e = m % 2;
+        ld = static_cast<uint32_t>((16 * warp + 8 * e + r) * 128 + ((h ^ r) << 4));
+        const int dl = 2 * r + ((r >= 4 ? 1 : 0) ^ e);  // the row inside the 16-row chunk (above)
+        const int d = 16 * h + dl;
+        st_a = static_cast<uint32_t>(d * 128 + ((warp ^ (dl & 7)) << 4));
+        st_b = static_cast<uint32_t>(d * 64 + ((warp ^ ((dl >> 1) & 3)) << 4));
+        const bool high = lane / 4 >= 4;  // the lane's pair dp = lane / 4
+        sel_first = high ? 0x7531u : 0x6420u;
+        sel_second = high ? 0x6420u : 0x7531u;
+    }
+};
+
+template <class Tr>
+__device__ __forceinline__ void transpose_v(uint32_t raw, uint32_t vt, const TransposeLaneLdsm<Tr>& tl) {
+#pragma unroll
+    for (int gi = 0; gi < Tr::kUnitsPerWarp; ++gi) {
+        const TransposeUnit<Tr> unit(gi);
+        const uint32_t src = unit.raw(raw);
+#pragma unroll
+        for (int c = 0; c < 8; c += 2) {  // column chunks c, c + 1: Vᵀ rows 16c .. 16c + 31
+            uint32_t x[4], w[4];
+            ptx::ldmatrix_x4_trans(x, src + (tl.ld ^ static_cast<uint32_t>(c << 4)));
+            w[0] = __byte_perm(x[0], x[1], tl.sel_first);
+            w[1] = __byte_perm(x[0], x[1], tl.sel_second);
+            w[2] = __byte_perm(x[2], x[3], tl.sel_first);
+            w[3] = __byte_perm(x[2], x[3], tl.sel_second);
+            // Rows 16c.. further: c·16 rows of 128 bytes in block A, of 64 bytes in block B.
+            hopper::stmatrix_x4(unit.vt(vt, tl.st_a + c * 16 * 128, tl.st_b + c * 16 * 64), w);
+        }
+    }
+}
+
+// The producer warpgroup (128 threads; thread 0 issues every TMA): Q, tiles 0..kLookahead-1, then
+// per tile t: load tile t + kLookahead (after its ring slot's release), wait for raw V(t),
+// transpose it into Vᵀ slot t % kStages, publish it (v_full, one arrival per warp).
+//   - The producer barrier at the top of each iteration: every warp has finished reading raw
+//     slot (t - 1) % kRawSlots, which the load of tile t + kLookahead overwrites.
+//   - All 128 threads wait on empty[] (not only the TMA thread): a transposing thread overwrites
+//     Vᵀ slot t % kStages, whose release it must itself have observed.
+//   - fence.proxy.async before the arrival: the Vᵀ bytes were written by st.shared (generic
+//     proxy) and are read by wgmma (async proxy).
 template <class Tr>
 __device__ __forceinline__ void produce(const Fp8Smem<Tr>& sm, const CUtensorMap* tm_q, const CUtensorMap* tm_k,
-                                        const CUtensorMap* tm_vt, const BlockCoords& blk, int n_tiles,
+                                        const CUtensorMap* tm_v, const BlockCoords& blk, int n_tiles,
                                         const FwdParams& p, int ptid) {
-    if (ptid != 0) return;
-    load_q<Tr>(sm, tm_q, blk, p);
+    if constexpr (Tr::kVtPrepass) {
+        // Vᵀ from the pre-pass (tm_v maps it): thread 0 loads Q, then per tile K and Vᵀ into ring
+        // slot t % kStages once the consumers released the tile that slot held, as rung 7's
+        // producer; the other 127 threads leave.
+        if (ptid != 0) return;
+        load_q<Tr>(sm, tm_q, blk, p);
 #pragma unroll 1
-    for (int t = 0; t < n_tiles; ++t) {
-        const int slot = t % Tr::kStages;
-        if (t >= Tr::kStages)
-            ptx::mbarrier_wait_parity(sm.empty0 + 8 * slot, static_cast<uint32_t>((t / Tr::kStages - 1) & 1));
-        const int row = (blk.key_tile_begin + t) * Tr::kBlockN;
-        wgmma::load_key_rows<Tr>(sm.k + slot * Tr::kKBytes, tm_k, sm.bar_k0 + 8 * slot, row, blk);
-        hopper::mbarrier_arrive_expect_tx(sm.bar_v0 + 8 * slot, Tr::kVtBytes);
-        hopper::tma_load_4d(sm.vt + slot * Tr::kVtBytes, tm_vt, sm.bar_v0 + 8 * slot, row, 0, blk.head_kv, blk.batch);
+        for (int t = 0; t < n_tiles; ++t) {
+            const int slot = t % Tr::kStages;
+            if (t >= Tr::kStages)
+                ptx::mbarrier_wait_parity(sm.empty0 + 8 * slot, static_cast<uint32_t>((t / Tr::kStages - 1) & 1));
+            const int row = (blk.key_tile_begin + t) * Tr::kBlockN;
+            wgmma::load_key_rows<Tr>(sm.k + slot * Tr::kKBytes, tm_k, sm.bar_k0 + 8 * slot, row, blk);
+            hopper::mbarrier_arrive_expect_tx(sm.bar_v0 + 8 * slot, Tr::kVtBytes);
+            hopper::tma_load_4d(sm.vt + slot * Tr::kVtBytes, tm_v, sm.bar_v0 + 8 * slot, row, 0, blk.head_kv, blk.batch);
+        }
+    } else {
+        const int lane = ptid % 32;
+        using Lane = std::conditional_t<Tr::kTransposeLdsm, TransposeLaneLdsm<Tr>, TransposeLaneLds<Tr>>;
+        const Lane tl(ptid / 32, lane);
+        const bool issuer = ptid == 0;
+        if (issuer) {
+            load_q<Tr>(sm, tm_q, blk, p);
+            for (int t = 0; t < Tr::kLookahead && t < n_tiles; ++t) load_kv(sm, t, tm_k, tm_v, blk);
+        }
+#pragma unroll 1
+        for (int t = 0; t < n_tiles; ++t) {
+            hopper::named_barrier_sync(Tr::kProducerBar, 128);
+            const int ahead = t + Tr::kLookahead;
+            if (ahead < n_tiles) {
+                if (ahead >= Tr::kStages)
+                    ptx::mbarrier_wait_parity(sm.empty0 + 8 * (ahead % Tr::kStages),
+                                              static_cast<uint32_t>((ahead / Tr::kStages - 1) & 1));
+                if (issuer) load_kv(sm, ahead, tm_k, tm_v, blk);
+            }
+            const int slot = t % Tr::kStages, r = t % Tr::kRawSlots;
+            ptx::mbarrier_wait_parity(sm.bar_raw0 + 8 * r, static_cast<uint32_t>((t / Tr::kRawSlots) & 1));
+            transpose_v(sm.raw + r * Tr::kKBytes, sm.vt + slot * Tr::kVtBytes, tl);
+            hopper::fence_proxy_async_shared_cta();
+            __syncwarp();
+            if (lane == 0) ptx::mbarrier_arrive(sm.bar_v0 + 8 * slot);
+        }
     }
 }
 
@@ -525,12 +745,13 @@ __device__ __forceinline__ void release(const Fp8Smem<Tr>& sm, const Fp8Consumer
     if (c.lane == 0) ptx::mbarrier_arrive(sm.empty0 + 8 * slot);
 }
 
-// O · v_descale / l in bf16 into the staging buffer (128-byte swizzled in 64-column blocks as the
-// bf16 O map's boxes, each warpgroup its own 64 rows), then the warpgroup's first thread
-// TMA-stores its rows (rows past seqlen_q are clipped by the copy engine), as rung 7's store_o_tile.
+// O · v_descale / l in bf16 into the staging rows of this warpgroup (the raw V slots, 128-byte
+// swizzled in 64-column blocks as the bf16 O map's boxes), then its first thread TMA-stores them
+// (rows past seqlen_q are clipped by the copy engine), as rung 7's store_o_tile.
 template <class Tr>
 __device__ __forceinline__ uint32_t out_chunk(const Fp8Smem<Tr>& sm, int ch) {
-    return sm.out + ch * Tr::kOutChunkBytes;
+    return ch < Tr::kOutChunksInRaw ? sm.raw + ch * Tr::kOutChunkBytes
+                                    : sm.q + (ch - Tr::kOutChunksInRaw) * Tr::kQChunkBytes;
 }
 
 template <class Tr>
@@ -568,7 +789,7 @@ __device__ __forceinline__ void store_o(const float (&o)[Tr::kAccO], float (&row
 }
 
 // The consumer schedule is rung 7's (07_wgmma_overlap.cu: program order, why the waits sit where
-// they do, and the deadlock argument, which holds here: the producer refills a slot only after its release):
+// they do, and the deadlock argument, which holds here with the producer's rule in Fp8Traits):
 //   batch 0 = S(0); batch t+1 = S(t+1) then O += P(t)·V(t) (two commit groups); softmax(t+1) runs
 //   between wait_group 1 and wait_group 0; batch n = P(n-1)·V(n-1).
 template <class Tr>
@@ -666,12 +887,12 @@ __device__ __forceinline__ void consume(const Fp8Smem<Tr>& sm, const FwdParams& 
     store_o(o, row_sum, c, sm, tm_o, p);
 }
 
-// Grid as every fused rung (BlockCoords). Warpgroup 0 = producer (its thread 0 issues every TMA),
-// warpgroups 1..2 = consumers.
+// Grid as every fused rung (BlockCoords). Warpgroup 0 = producer (TMA from thread 0; without the
+// pre-pass the V transpose from all 128), warpgroups 1..2 = consumers.
 template <class Tr>
 __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
     wgmma_fp8_fwd_kernel(const FwdParams p, const __grid_constant__ CUtensorMap tm_q,
-                         const __grid_constant__ CUtensorMap tm_k, const __grid_constant__ CUtensorMap tm_vt,
+                         const __grid_constant__ CUtensorMap tm_k, const __grid_constant__ CUtensorMap tm_v,
                          const __grid_constant__ CUtensorMap tm_o) {
 #if FA_HOPPER_ENABLED
     extern __shared__ unsigned char smem_raw[];
@@ -683,7 +904,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
     __syncthreads();
     if (tid < 128) {
         hopper::setmaxnreg_dec<Tr::kProducerRegs>();
-        produce(sm, &tm_q, &tm_k, &tm_vt, blk, n_tiles, p, tid);
+        produce(sm, &tm_q, &tm_k, &tm_v, blk, n_tiles, p, tid);
     } else {
         hopper::setmaxnreg_inc<Tr::kConsumerRegs>();
         consume(sm, p, blk, n_tiles, &tm_o, tid - 128);
@@ -691,11 +912,70 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
 #endif  // FA_HOPPER_ENABLED
 }
 
+// ---- Vᵀ: V transposed by a kernel of its own, before the attention kernel (session 20) ----
+
+// Keys of one Vᵀ row in global memory: seqlen_k rounded up to 16, so that rows start on the
+// 16-byte boundaries TMA needs and every 16-key σ chunk is whole (its keys past seqlen_k zero).
+constexpr int kVtKeyChunk = 16;
+int vt_keys_padded(int seqlen_k) { return (seqlen_k + kVtKeyChunk - 1) / kVtKeyChunk * kVtKeyChunk; }
+std::size_t vt_bytes(const ProblemShape& p) {
+    return static_cast<std::size_t>(p.batch) * p.kv_heads() * p.head_dim * vt_keys_padded(p.seqlen_k);
+}
+
+// Vᵀ[batch][K/V head][d][key'] = V[batch][key][K/V head][d] with the keys of each 16-key chunk in
+// σ's order (the header: byte 4t + j of a chunk holds key 2t + (j % 2) + 8·(j / 2)), which is the
+// order P's registers hold the keys in, so one TMA box of it is a Vᵀ slot as the consumers read
+// it. One CTA per 64 keys x 128 columns of one head: 64 rows of 128 bytes read as 16-byte vectors
+// (zeros past seqlen_k) into shared memory, then each thread builds whole 16-byte chunks of Vᵀ
+// rows. A memory-bound pass over V: one read and one write of its bytes.
+__global__ void __launch_bounds__(256) fp8_vt_prepass_kernel(const FwdParams p, uint8_t* vt, int keys_padded) {
+    constexpr int kKeys = 64, kCols = 128, kRowBytes = kCols + 16;  // +16: rows start in different banks
+    __shared__ __align__(16) uint8_t tile[kKeys * kRowBytes];
+    const int key0 = blockIdx.x * kKeys;
+    const int col_blocks = p.head_dim / kCols;
+    const int head = blockIdx.y / col_blocks, col0 = (blockIdx.y % col_blocks) * kCols, batch = blockIdx.z;
+    const uint8_t* v = static_cast<const uint8_t*>(p.v) + batch * p.v_batch_stride + head * p.v_head_stride + col0;
+    for (int i = threadIdx.x; i < kKeys * (kCols / 16); i += blockDim.x) {
+        const int k = i / (kCols / 16), c = i % (kCols / 16);
+        uint4 x = make_uint4(0u, 0u, 0u, 0u);
+        if (key0 + k < p.seqlen_k) x = *reinterpret_cast<const uint4*>(v + (key0 + k) * p.v_row_stride + 16 * c);
+        *reinterpret_cast<uint4*>(&tile[k * kRowBytes + 16 * c]) = x;
+    }
+    __syncthreads();
+    uint8_t* out = vt + (static_cast<int64_t>(batch * p.heads_kv + head) * p.head_dim + col0) * keys_padded;
+    for (int i = threadIdx.x; i < kCols * (kKeys / kVtKeyChunk); i += blockDim.x) {
+        const int d = i / (kKeys / kVtKeyChunk), c = i % (kKeys / kVtKeyChunk);
+        const int first = key0 + kVtKeyChunk * c;
+        if (first >= keys_padded) continue;
+        const uint8_t* col = &tile[(kVtKeyChunk * c) * kRowBytes + d];
+        uint32_t w[4];
+#pragma unroll
+        for (int t = 0; t < 4; ++t)
+            w[t] = static_cast<uint32_t>(col[(2 * t) * kRowBytes]) | static_cast<uint32_t>(col[(2 * t + 1) * kRowBytes]) << 8 |
+                   static_cast<uint32_t>(col[(2 * t + 8) * kRowBytes]) << 16 |
+                   static_cast<uint32_t>(col[(2 * t + 9) * kRowBytes]) << 24;
+        *reinterpret_cast<uint4*>(out + static_cast<int64_t>(d) * keys_padded + first) = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+}
+
+// Which way a problem gets Vᵀ: the pre-pass where each K/V head's V is read by at least
+// kVtPrepassMinRows query rows (seqlen_q x heads_per_kv), the in-kernel transpose below. The
+// pre-pass costs one read and one write of V whatever the number of rows that reuse it; the
+// in-kernel transpose costs per CTA tile. Session 20 (H100 SXM, steady state; call 11 below 8,192
+// rows, calls 5-6 from it): at 512 / 1,024 / 2,048 rows the pre-pass lost 15-21 / 8-16 / 1-9 %,
+// at 8,192 and 16,384 it won 1-9 %.
+constexpr long long kVtPrepassMinRows = 8192;
+bool use_vt_prepass(long long seqlen_q, long long heads_per_kv) { return seqlen_q * heads_per_kv >= kVtPrepassMinRows; }
+
+template <class Tr>
+cudaError_t launch_in_kernel_transpose(const FwdParams& p, cudaStream_t stream) {
+    return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tr>, p, stream);
+}
+
 // The pre-pass into the workspace (wgmma_fp8_workspace_bytes), then the attention kernel with the
 // Vᵀ map in V's place; both in the stream, so one timed launch covers both. Never synchronizes.
 template <class Tr>
-cudaError_t launch_wgmma_fp8(const FwdParams& p, cudaStream_t stream) {
-    if (p.num_splits > 1 || p.pack_gqa) return cudaErrorInvalidValue;  // caps: plain
+cudaError_t launch_with_prepass(const FwdParams& p, cudaStream_t stream) {
     if (p.head_dim != Tr::kHeadDim || p.dtype != DType::Float8E4M3FN) return cudaErrorInvalidValue;
     const int keys_padded = vt_keys_padded(p.seqlen_k);
     const std::size_t need = static_cast<std::size_t>(p.batch) * p.heads_kv * p.head_dim * keys_padded;
@@ -714,28 +994,42 @@ cudaError_t launch_wgmma_fp8(const FwdParams& p, cudaStream_t stream) {
     return cudaGetLastError();
 }
 
-template <class Tr>
+template <class Config>
+cudaError_t launch_wgmma_fp8(const FwdParams& p, cudaStream_t stream) {
+    if (p.num_splits > 1 || p.pack_gqa) return cudaErrorInvalidValue;  // caps: plain
+    return use_vt_prepass(p.seqlen_q, p.heads_per_kv) ? launch_with_prepass<Fp8Traits<Config, true>>(p, stream)
+                                                      : launch_in_kernel_transpose<Fp8Traits<Config, false>>(p, stream);
+}
+
+// One registry row per tile for both ways (the rule above picks; the tile is the same): the
+// in-kernel transpose's kernel for --list's registers, the larger shared memory of the two.
+template <class Config>
 KernelInstance fp8_instance() {
-    return instance_of<Tr>(reinterpret_cast<const void*>(&wgmma_fp8_fwd_kernel<Tr>), &launch_wgmma_fp8<Tr>);
+    using Tt = Fp8Traits<Config, false>;
+    using Tp = Fp8Traits<Config, true>;
+    KernelInstance inst = instance_of<Tt>(reinterpret_cast<const void*>(&wgmma_fp8_fwd_kernel<Tt>), &launch_wgmma_fp8<Config>);
+    inst.smem_bytes = static_cast<std::size_t>(Tt::kSmemBytes > Tp::kSmemBytes ? Tt::kSmemBytes : Tp::kSmemBytes);
+    return inst;
 }
 
 }  // namespace
 
-// The instances (ptxas, CUDA 13.0, -O3, sm_90a; 0-byte stack frame, no spills):
-//   dtype  D    M x N x threads (+128 launched)  stages  smem (B)   regs (entry/producer/consumer)
-//   e4m3   128  128 x 128 x 256                  4       181,352    168 / 72 / 216
-//   e4m3   256  128 x 64 x 256                   4       230,504    168 / 72 / 216
-// (smem: Q, the K and Vᵀ rings, O's bf16 staging; until session 20 also 3 raw V slots, with O
-// staged in them and in Q: 197,760 and 214,144.)
-// The pre-pass's Vᵀ for an FP8 problem (every instance reads it), else none.
+// The instances (ptxas, CUDA 13.0, -O3, sm_90a; 0-byte stack frame, no spills), each in two
+// kernels (in-kernel transpose / pre-pass):
+//   dtype  D    M x N x threads (+128 launched)  stages  smem (B)            regs (entry/producer/consumer)
+//   e4m3   128  128 x 128 x 256                  4       197,760 / 181,352   168 / 72 / 216
+//   e4m3   256  128 x 64 x 256                   4       214,144 / 230,504   168 / 72 / 216
+// (in-kernel: + 3 raw V staging slots, O staged in them and in Q; pre-pass: O's own staging
+// buffer). At producer 56 / consumer 224 ptxas spilled 36 B, at 64 / 216 8 B (in-kernel transpose).
+// Rung 8's workspace: the pre-pass's Vᵀ where the problem takes it (use_vt_prepass), else none.
 std::size_t wgmma_fp8_workspace_bytes(const ProblemShape& p) {
-    return p.dtype == DType::Float8E4M3FN ? vt_bytes(p) : 0;
+    return p.dtype == DType::Float8E4M3FN && use_vt_prepass(p.seqlen_q, p.heads_per_kv()) ? vt_bytes(p) : 0;
 }
 
 const std::vector<KernelInstance>& wgmma_fp8_instances() {
     static const std::vector<KernelInstance> instances = {
-        fp8_instance<Fp8Traits<WgmmaFp8D128>>(),
-        fp8_instance<Fp8Traits<WgmmaFp8D256>>(),
+        fp8_instance<WgmmaFp8D128>(),
+        fp8_instance<WgmmaFp8D256>(),
     };
     return instances;
 }

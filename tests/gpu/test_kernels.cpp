@@ -251,6 +251,37 @@ TEST_CASE("every kernel matches the reference on long key rows", "[gpu]") {
             }
 }
 
+// Rung 8 takes Vᵀ from a pre-pass kernel where at least 8,192 query rows read each K/V head
+// (08_wgmma_fp8.cu, use_vt_prepass), which none of the cases above reaches: 4,099 rows of 2 query
+// heads per K/V head (8,198), keys 777 and 100 (partial 64- and 128-key tiles, fewer tiles than
+// the ring), causal and not, both layouts, both head_dims; and 4,095 rows (8,190: the in-kernel
+// transpose) beside it. Against the FP32 GPU reference.
+TEST_CASE("rung 8's V pre-pass matches the reference", "[gpu]") {
+    for (int d : {128, 256})
+        for (int seqlen_k : {777, 100})
+            for (int seqlen_q : {4099, 4095})
+                for (bool causal : {false, true}) {
+                    Selection work;
+                    for (auto [kernel, inst] : matrix_instances(fa::DType::Float8E4M3FN, d))
+                        if (std::string(kernel->slug) == "wgmma_fp8") work.emplace_back(kernel, inst);
+                    if (work.empty()) continue;
+                    fa::ProblemShape p;
+                    p.batch = 1;
+                    p.heads = 4;
+                    p.heads_kv = 2;
+                    p.seqlen_q = seqlen_q;
+                    p.seqlen_k = seqlen_k;
+                    p.head_dim = d;
+                    p.causal = causal;
+                    p.dtype = fa::DType::Float8E4M3FN;
+                    p.layout = seqlen_k == 100 ? fa::Layout::BHSD : fa::Layout::BSHD;
+                    CaseData data(p, 777 + d + seqlen_k + seqlen_q, true);
+                    const std::string label = fmt::format("b1 h4 hkv2 sq{} sk{} causal{} {}", seqlen_q, seqlen_k, causal,
+                                                          fa::layout_name(p.layout));
+                    for (auto [kernel, inst] : work) data.run(*kernel, *inst, 1, label);
+                }
+}
+
 // Decode and serving shapes (issue #9): few query rows against long keys, grouped K/V heads (packed
 // into row blocks where the rung can), split-KV at fixed and heuristic counts, and the LSE. Each
 // kernel's default tile for (dtype, head_dim); checked against the FP32 GPU reference.

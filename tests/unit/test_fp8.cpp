@@ -297,10 +297,11 @@ TEST_CASE("kernels without FP8 instances say so", "[fp8][registry]") {
     }
 }
 
-// Rung 8 transposes V in a pre-pass of its launch (08_wgmma_fp8.cu) into the workspace the runner
-// allocates from KernelInfo::workspace_bytes: V's bytes with each Vᵀ row's keys padded to a multiple
-// of 16 (TMA's row alignment), per K/V head; nothing for a dtype it does not run.
-TEST_CASE("rung 8 asks for the workspace of its V pre-pass", "[fp8][registry]") {
+// Rung 8 transposes V in a pre-pass of its launch (08_wgmma_fp8.cu) where at least 8,192 query rows
+// read each K/V head (seqlen_q x heads_per_kv), into the workspace the runner allocates from
+// KernelInfo::workspace_bytes: V's bytes with each Vᵀ row's keys padded to a multiple of 16 (TMA's
+// row alignment), per K/V head. Below that, and for any other dtype, no workspace.
+TEST_CASE("rung 8 asks for the workspace of its V pre-pass where it runs one", "[fp8][registry]") {
     const fa::KernelInfo* k = fa::find_kernel("wgmma_fp8");
     REQUIRE(k != nullptr);
     REQUIRE(k->workspace_bytes != nullptr);
@@ -308,8 +309,8 @@ TEST_CASE("rung 8 asks for the workspace of its V pre-pass", "[fp8][registry]") 
     p.dtype = fa::DType::Float8E4M3FN;
     p.batch = 2;
     p.heads = 6;
-    p.heads_kv = 3;
-    p.seqlen_q = 5;
+    p.heads_kv = 3;  // 2 query heads per K/V head
+    p.seqlen_q = 4096;
     p.seqlen_k = 1000;
     for (int d : {128, 256}) {
         p.head_dim = d;
@@ -319,6 +320,11 @@ TEST_CASE("rung 8 asks for the workspace of its V pre-pass", "[fp8][registry]") 
     CHECK(k->workspace_bytes(p) == std::size_t{2} * 3 * 256 * 16);
     p.seqlen_k = 1;
     CHECK(k->workspace_bytes(p) == std::size_t{2} * 3 * 256 * 16);
+    p.seqlen_q = 4095;  // 8,190 rows per K/V head: the in-kernel transpose, no workspace
+    CHECK(k->workspace_bytes(p) == 0);
+    p.heads_kv = 0;  // one query head per K/V head: 8,192 rows
+    p.seqlen_q = 8192;
+    CHECK(k->workspace_bytes(p) == std::size_t{2} * 6 * 256 * 16);
     p.dtype = fa::DType::BFloat16;
     CHECK(k->workspace_bytes(p) == 0);
 }
