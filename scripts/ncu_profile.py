@@ -119,10 +119,11 @@ COUNTER_LTS = "lts_tex"
 REQUIRED_METRICS = [M_DURATION, M_DRAM_READ, M_DRAM_WRITE]
 
 # Kernels that launch several CUDA kernels per NVTX range, as many as cuBLAS picks; every other
-# kernel launches one, or the fixed number FIXED_LAUNCH_KERNELS says (rung 8: its V pre-pass, then
-# the attention kernel).
+# kernel launches one, or as many as launches_per_range says.
 MULTI_LAUNCH_KERNELS = {"naive"}
-FIXED_LAUNCH_KERNELS = {"wgmma_fp8": 2}
+# Rung 8 runs its V pre-pass before the attention kernel where at least this many query rows read
+# each K/V head (lib/kernels/08_wgmma_fp8.cu, kVtPrepassMinRows; the same rule, mirrored).
+FP8_PREPASS_MIN_ROWS = 8192
 
 KEY_COLUMNS = ["kernel", "dtype", "batch_size", "num_head", "num_head_kv", "seqlen_q", "seqlen_k", "head_dim",
                "is_causal"]
@@ -416,12 +417,21 @@ def attribute_by_range(report: NcuReport, expected_keys: list[tuple]) -> list[tu
     return groups
 
 
+def launches_per_range(key: tuple) -> int:
+    """CUDA launches in one NVTX range of a single-launch-count kernel (KEY_COLUMNS order)."""
+    fields = dict(zip(KEY_COLUMNS, key))
+    if fields["kernel"] == "wgmma_fp8":
+        heads, heads_kv = int(fields["num_head"]), int(fields["num_head_kv"] or fields["num_head"])
+        return 2 if int(fields["seqlen_q"]) * (heads // max(heads_kv, 1)) >= FP8_PREPASS_MIN_ROWS else 1
+    return 1
+
+
 def attribute_by_order(launch_count: int, expected_keys: list[tuple]) -> list[tuple]:
     """A group per launch when the report has no range names: fa-bench's ranges in explain order,
-    one launch each (FIXED_LAUNCH_KERNELS' their fixed count), the leftover launches split evenly
+    one launch each (launches_per_range: rung 8's with its pre-pass two), the leftover launches split evenly
     over the multi-launch (naive) ranges."""
     multi = [k for k in expected_keys if k[0] in MULTI_LAUNCH_KERNELS]
-    singles = sum(FIXED_LAUNCH_KERNELS.get(k[0], 1) for k in expected_keys if k[0] not in MULTI_LAUNCH_KERNELS)
+    singles = sum(launches_per_range(k) for k in expected_keys if k[0] not in MULTI_LAUNCH_KERNELS)
     extra = launch_count - singles
     if not multi:
         per_multi = 0
@@ -442,7 +452,7 @@ def attribute_by_order(launch_count: int, expected_keys: list[tuple]) -> list[tu
     for key in expected_keys:
         occurrence = seen.get(key, 0)
         seen[key] = occurrence + 1
-        count = per_multi if key[0] in MULTI_LAUNCH_KERNELS else FIXED_LAUNCH_KERNELS.get(key[0], 1)
+        count = per_multi if key[0] in MULTI_LAUNCH_KERNELS else launches_per_range(key)
         groups.extend([(key, occurrence)] * count)
     return groups
 

@@ -247,14 +247,16 @@ def test_without_range_names_launches_are_attributed_by_order(capsys):
     pd.testing.assert_frame_equal(by_order, joined(RAW.read_text()))
 
 
-def test_by_order_rung_8_ranges_hold_its_pre_pass_and_its_kernel():
-    fp8_a = ("wgmma_fp8", "Float8E4M3FN", 1, 16, 16, 4096, 4096, 128, 0)
+def test_by_order_rung_8_ranges_hold_its_pre_pass_where_it_runs_one():
+    # 8,192 rows per K/V head (4,096 x 2 query heads per K/V head): the pre-pass and the kernel;
+    # 4,096 rows (one head per K/V head): the kernel alone.
+    fp8_a = ("wgmma_fp8", "Float8E4M3FN", 1, 16, 8, 4096, 4096, 128, 0)
     mma = ("mma", "BFloat16", 1, 16, 16, 4096, 4096, 128, 0)
-    fp8_b = fp8_a[:-1] + (1,)
-    groups = ncu_profile.attribute_by_order(5, [fp8_a, mma, fp8_b])
-    assert groups == [(fp8_a, 0), (fp8_a, 0), (mma, 0), (fp8_b, 0), (fp8_b, 0)]
-    with pytest.raises(ncu_profile.DataError, match="cannot attribute 4 launches to 3 ranges"):
-        ncu_profile.attribute_by_order(4, [fp8_a, mma, fp8_b])
+    fp8_b = ("wgmma_fp8", "Float8E4M3FN", 1, 16, 16, 4096, 4096, 128, 1)
+    groups = ncu_profile.attribute_by_order(4, [fp8_a, mma, fp8_b])
+    assert groups == [(fp8_a, 0), (fp8_a, 0), (mma, 0), (fp8_b, 0)]
+    with pytest.raises(ncu_profile.DataError, match="cannot attribute 5 launches to 3 ranges"):
+        ncu_profile.attribute_by_order(5, [fp8_a, mma, fp8_b])
 
 
 def test_launch_order_that_does_not_split_evenly_exits_2(tmp_path, capsys):
