@@ -152,9 +152,10 @@
 //     4x16x8192x128 768 -> 780 TFLOP/s (1,684 -> 1,843 MHz, 2,005 -> 1,947 mJ), at 1x16x16384x256
 //     901 -> 990 (3,380 -> 3,104 mJ); cuDNN FP8 in the same call 914 and 1,031.
 //   - The pre-pass (calls 5 and 6, against the in-kernel transpose; cuDNN FP8 of the same call in
-//     brackets), at 8,192 and 16,384 query rows: 1x16x16384x256 913 -> 997 (1,050), causal 887 -> 957 (986); 2x16x8192x256 887 ->
-//     962 (1,050), causal 838 -> 869 (954); 1x16x16384x128 760 -> 817, causal 746 -> 776;
-//     4x16x8192x128 757 -> 784, causal 715 -> 725. Energy per launch -2 to -9 %. At head_dim 128
+//     brackets), at 8,192 and 16,384 query rows: 1x16x16384x256 913 -> 997 (1,050), causal 887 ->
+//     957 (986); 2x16x8192x256 887 -> 962 (1,050), causal 838 -> 869 (954); 1x16x16384x128 760 ->
+//     817, causal 746 -> 776; 4x16x8192x128 757 -> 784, causal 715 -> 725. Energy per launch -2 to
+//     -9 %. At head_dim 128
 //     the diagnostic's +1.6 % undersold it: the pre-pass also takes the raw V loads and the 128
 //     transposing threads' barrier traffic out of the CTA. GPU tests (the whole matrix, FP8 at
 //     both head_dims) and memcheck / racecheck / synccheck clean on both head_dims; rel_l2
@@ -329,6 +330,8 @@ struct Fp8Traits : Config {
     static_assert(sizeof(T) == 1, "e4m3 operands");
     static_assert(kHeadDim == 128 || kHeadDim == 256, "O += P·V uses wgmma N = head_dim: hopper.cuh has e4m3 N = 128, 256");
     static_assert(kVtBKeys == 0 || kVtBKeys == 64, "a Vᵀ row: 128 keys of 128-byte rows, then at most 64 of 64-byte rows");
+    static_assert(!kVtPrepass || ((kBlockN == 64 || kBlockN == 128) && kHeadDim <= 256),
+                  "a pre-pass Vᵀ slot is one TMA box of one swizzle width (encode_fp8_vt_map), <= 256 rows");
     static_assert(kKeyGroups % 4 == 0 && kUnitsPerWarp * kProducerWarps == kKeyGroups * kChunks,
                   "whole 16-key x 128-column units, as many for every producer warp");
     static_assert(kOutChunks <= kOutChunksInRaw + kChunks, "O's staging fits the raw V slots and Q");
