@@ -28,10 +28,10 @@ struct TmaBoxRows {
 // measuring, so they are made on every launch.
 bool encode_fwd_tensor_maps(const FwdParams& p, TmaBoxRows box_rows, FwdTensorMaps* maps);
 
-// Rung 8's Vᵀ (FP8, head_dim 256): the e4m3 bytes at `vt`, laid out [batch][K/V heads][head_dim]
-// [keys_padded] (rows of keys_padded bytes, a multiple of 16), as a 4-D map (keys, head_dim, K/V
-// heads, batch) with boxes of `box_keys` keys (64: 64-byte swizzle, 128: 128-byte) by
-// `box_rows` head_dim rows; keys past keys_padded read as zero.
+// Rung 8's Vᵀ (FP8, its V pre-pass's copy): the e4m3 bytes at `vt`, laid out [batch][K/V heads]
+// [head_dim][keys_padded] (rows of keys_padded bytes, a multiple of 16), as a 4-D map (keys,
+// head_dim, K/V heads, batch) with boxes of `box_keys` keys (64: 64-byte swizzle, 128: 128-byte)
+// by `box_rows` head_dim rows; keys past keys_padded read as zero.
 bool encode_fp8_vt_map(const FwdParams& p, const void* vt, int keys_padded, int box_keys, int box_rows,
                        CUtensorMap* map);
 

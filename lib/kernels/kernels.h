@@ -20,7 +20,7 @@ const std::vector<KernelInstance>& wgmma_tma_instances();          // 05_wgmma_t
 const std::vector<KernelInstance>& wgmma_ws_instances();           // 06_wgmma_ws.cu (sm_90a)
 const std::vector<KernelInstance>& wgmma_overlap_instances();      // 07_wgmma_overlap.cu (sm_90a)
 const std::vector<KernelInstance>& wgmma_fp8_instances();          // 08_wgmma_fp8.cu (sm_90a)
-std::size_t wgmma_fp8_workspace_bytes(const ProblemShape& problem);  // head_dim 256: V's transposed copy
+std::size_t wgmma_fp8_workspace_bytes(const ProblemShape& problem);  // its V pre-pass's copy, where it runs one
 const std::vector<KernelInstance>& wgmma_persistent_instances();   // 09_wgmma_persistent.cu (sm_90a)
 
 }  // namespace fa
