@@ -82,13 +82,16 @@ constexpr int q_box_rows() {
 // warpgroup's 64 rows), then as launch_fwd with kLaunchThreads threads (rungs 6-7 launch a
 // producer warpgroup on top of Tr::kNThreads). cudaErrorInvalidValue if the problem is not Tr's
 // or the maps cannot be encoded. Never synchronizes.
-// `grid` replaces fwd_grid's where given (rung 9: one CTA per SM, each looping over fwd_grid's tiles).
+// `grid` replaces fwd_grid's where given (rung 9: one CTA per SM, each looping over fwd_grid's tiles);
+// `v_map` replaces V's map where given (rung 8's pre-pass: the map of V's transposed copy).
 template <class Tr, int kLaunchThreads, typename Kernel>
-cudaError_t launch_tma_fwd(Kernel kernel, const FwdParams& p, cudaStream_t stream, const dim3* grid = nullptr) {
+cudaError_t launch_tma_fwd(Kernel kernel, const FwdParams& p, cudaStream_t stream, const dim3* grid = nullptr,
+                           const CUtensorMap* v_map = nullptr) {
     if (p.head_dim != Tr::kHeadDim || p.dtype != dtype_of<typename Tr::T>()) return cudaErrorInvalidValue;
     FwdTensorMaps maps;
     if (!encode_fwd_tensor_maps(p, TmaBoxRows{q_box_rows<Tr>(), Tr::kBlockN, Tr::kWarpgroupRows}, &maps))
         return cudaErrorInvalidValue;
+    if (v_map != nullptr) maps.v = *v_map;
     if (const cudaError_t e = prepare_smem(kernel, Tr::kSmemBytes); e != cudaSuccess) return e;
     kernel<<<grid ? *grid : fwd_grid(p, Tr::kBlockM), kLaunchThreads, Tr::kSmemBytes, stream>>>(p, maps.q, maps.k,
                                                                                                maps.v, maps.o);

@@ -925,8 +925,8 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
 // 16-byte boundaries TMA needs and every 16-key σ chunk is whole (its keys past seqlen_k zero).
 constexpr int kVtKeyChunk = 16;
 int vt_keys_padded(int seqlen_k) { return (seqlen_k + kVtKeyChunk - 1) / kVtKeyChunk * kVtKeyChunk; }
-std::size_t vt_bytes(const ProblemShape& p) {
-    return static_cast<std::size_t>(p.batch) * p.kv_heads() * p.head_dim * vt_keys_padded(p.seqlen_k);
+std::size_t vt_bytes(int batch, int heads_kv, int head_dim, int seqlen_k) {
+    return static_cast<std::size_t>(batch) * heads_kv * head_dim * vt_keys_padded(seqlen_k);
 }
 
 // Vᵀ[batch][K/V head][d][key'] = V[batch][key][K/V head][d] with the keys of each 16-key chunk in
@@ -974,38 +974,28 @@ __global__ void __launch_bounds__(256) fp8_vt_prepass_kernel(const FwdParams p, 
 constexpr long long kVtPrepassMinRows = 8192;
 bool use_vt_prepass(long long seqlen_q, long long heads_per_kv) { return seqlen_q * heads_per_kv >= kVtPrepassMinRows; }
 
-template <class Tr>
-cudaError_t launch_in_kernel_transpose(const FwdParams& p, cudaStream_t stream) {
-    return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tr>, p, stream);
-}
-
 // The pre-pass into the workspace (wgmma_fp8_workspace_bytes), then the attention kernel with the
 // Vᵀ map in V's place; both in the stream, so one timed launch covers both. Never synchronizes.
 template <class Tr>
 cudaError_t launch_with_prepass(const FwdParams& p, cudaStream_t stream) {
     if (p.head_dim != Tr::kHeadDim || p.dtype != DType::Float8E4M3FN) return cudaErrorInvalidValue;
+    if (p.workspace == nullptr || p.workspace_bytes < vt_bytes(p.batch, p.heads_kv, p.head_dim, p.seqlen_k))
+        return cudaErrorInvalidValue;
     const int keys_padded = vt_keys_padded(p.seqlen_k);
-    const std::size_t need = static_cast<std::size_t>(p.batch) * p.heads_kv * p.head_dim * keys_padded;
-    if (p.workspace == nullptr || p.workspace_bytes < need) return cudaErrorInvalidValue;
     const dim3 grid_t((p.seqlen_k + 63) / 64, p.heads_kv * (p.head_dim / 128), p.batch);
     fp8_vt_prepass_kernel<<<grid_t, 256, 0, stream>>>(p, static_cast<uint8_t*>(p.workspace), keys_padded);
     if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-    FwdTensorMaps maps;
     CUtensorMap vt_map;
-    if (!encode_fwd_tensor_maps(p, TmaBoxRows{Tr::kBlockM, Tr::kBlockN, Tr::kWarpgroupRows}, &maps) ||
-        !encode_fp8_vt_map(p, p.workspace, keys_padded, Tr::kBlockN, Tr::kHeadDim, &vt_map))
-        return cudaErrorInvalidValue;
-    if (const cudaError_t e = prepare_smem(wgmma_fp8_fwd_kernel<Tr>, Tr::kSmemBytes); e != cudaSuccess) return e;
-    wgmma_fp8_fwd_kernel<Tr><<<fwd_grid(p, Tr::kBlockM), Tr::kLaunchThreads, Tr::kSmemBytes, stream>>>(
-        p, maps.q, maps.k, vt_map, maps.o);
-    return cudaGetLastError();
+    if (!encode_fp8_vt_map(p, p.workspace, keys_padded, Tr::kBlockN, Tr::kHeadDim, &vt_map)) return cudaErrorInvalidValue;
+    return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tr>, p, stream, nullptr, &vt_map);
 }
 
 template <class Config>
 cudaError_t launch_wgmma_fp8(const FwdParams& p, cudaStream_t stream) {
     if (p.num_splits > 1 || p.pack_gqa) return cudaErrorInvalidValue;  // caps: plain
-    return use_vt_prepass(p.seqlen_q, p.heads_per_kv) ? launch_with_prepass<Fp8Traits<Config, true>>(p, stream)
-                                                      : launch_in_kernel_transpose<Fp8Traits<Config, false>>(p, stream);
+    using Tt = Fp8Traits<Config, false>;  // the in-kernel transpose
+    if (use_vt_prepass(p.seqlen_q, p.heads_per_kv)) return launch_with_prepass<Fp8Traits<Config, true>>(p, stream);
+    return launch_tma_fwd<Tt, Tt::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tt>, p, stream);
 }
 
 // One registry row per tile for both ways (the rule above picks; the tile is the same): the
@@ -1030,7 +1020,9 @@ KernelInstance fp8_instance() {
 // buffer). At producer 56 / consumer 224 ptxas spilled 36 B, at 64 / 216 8 B (in-kernel transpose).
 // Rung 8's workspace: the pre-pass's Vᵀ where the problem takes it (use_vt_prepass), else none.
 std::size_t wgmma_fp8_workspace_bytes(const ProblemShape& p) {
-    return p.dtype == DType::Float8E4M3FN && use_vt_prepass(p.seqlen_q, p.heads_per_kv()) ? vt_bytes(p) : 0;
+    return p.dtype == DType::Float8E4M3FN && use_vt_prepass(p.seqlen_q, p.heads_per_kv())
+               ? vt_bytes(p.batch, p.kv_heads(), p.head_dim, p.seqlen_k)
+               : 0;
 }
 
 const std::vector<KernelInstance>& wgmma_fp8_instances() {
