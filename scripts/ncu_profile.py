@@ -122,8 +122,9 @@ REQUIRED_METRICS = [M_DURATION, M_DRAM_READ, M_DRAM_WRITE]
 # kernel launches one, or as many as launches_per_range says.
 MULTI_LAUNCH_KERNELS = {"naive"}
 # Rung 8 runs its V pre-pass before the attention kernel where at least this many query rows read
-# each K/V head (lib/kernels/08_wgmma_fp8.cu, kVtPrepassMinRows; the same rule, mirrored).
-FP8_PREPASS_MIN_ROWS = 8192
+# each K/V head (lib/kernels/08_wgmma_fp8.cu, kVtPrepassMinRows / ...Causal; the same rule, mirrored).
+FP8_PREPASS_MIN_ROWS = 4096
+FP8_PREPASS_MIN_ROWS_CAUSAL = 8192
 
 KEY_COLUMNS = ["kernel", "dtype", "batch_size", "num_head", "num_head_kv", "seqlen_q", "seqlen_k", "head_dim",
                "is_causal"]
@@ -422,7 +423,9 @@ def launches_per_range(key: tuple) -> int:
     fields = dict(zip(KEY_COLUMNS, key))
     if fields["kernel"] == "wgmma_fp8":
         heads, heads_kv = int(fields["num_head"]), int(fields["num_head_kv"] or fields["num_head"])
-        return 2 if int(fields["seqlen_q"]) * (heads // max(heads_kv, 1)) >= FP8_PREPASS_MIN_ROWS else 1
+        rows = int(fields["seqlen_q"]) * (heads // max(heads_kv, 1))
+        causal = str(fields["is_causal"]) not in ("0", "False", "false")
+        return 2 if rows >= (FP8_PREPASS_MIN_ROWS_CAUSAL if causal else FP8_PREPASS_MIN_ROWS) else 1
     return 1
 
 

@@ -170,8 +170,13 @@
 //     binary within 0.8 % of each single-way binary at 512, 2,048 and 8,192 rows. Call 13, at
 //     4,096 rows per K/V head (4x16x4096, and 8x16x2048 with 2 query heads per K/V head): the
 //     pre-pass +2.6 to +3.9 % non-causal (d128 GQA level), -1 to -5 % causal, where the attention
-//     does half the work for the same pass. So non-causal problems could take it from 4,096 rows;
-//     not done yet: the GPU tests' threshold cases have not run on such a rule.
+//     does half the work for the same pass. So since session 21 non-causal problems take it from
+//     4,096 rows, causal ones from 8,192 (use_vt_prepass).
+// Session 21 call 1 (H100 SXM, steady state, two rounds): that rule at 4x16x4096 non-causal, 711.5
+// -> 727.5 TFLOP/s at d128, 827.0 -> 860.0 at d256. And the exponentials in half precision, for
+// a P that is e4m3 anyway: ex2.approx.f16x2 compiles to one MUFU.EX2.F16 per half, and a
+// microbenchmark (session21/calls/mufu_bench.cu) measures 16 exponentials per clock per SM for
+// f32, f16x2 and bf16x2 alike (4.2 per ns on the GPU): the MUFU time does not halve. Not taken.
 //   The register split (72 / 216), the ring (4 stages) and the tiles are still those the in-kernel
 //   transpose needed. Freed by the one-thread producer and measured (calls 9 and 10, against the
 //   committed kernels, two rounds): 24 / 240 registers -1 to -2.4 % at head_dim 128, +0.4 to +1.3 %
@@ -966,13 +971,17 @@ __global__ void __launch_bounds__(256) fp8_vt_prepass_kernel(const FwdParams p, 
 }
 
 // Which way a problem gets Vᵀ: the pre-pass where each K/V head's V is read by at least
-// kVtPrepassMinRows query rows (seqlen_q x heads_per_kv), the in-kernel transpose below. The
-// pre-pass costs one read and one write of V whatever the number of rows that reuse it; the
-// in-kernel transpose costs per CTA tile. Session 20 (H100 SXM, steady state; call 11 below 8,192
-// rows, calls 5-6 from it): at 512 / 1,024 / 2,048 rows the pre-pass lost 15-21 / 8-16 / 1-9 %,
-// at 8,192 and 16,384 it won 1-9 %.
-constexpr long long kVtPrepassMinRows = 8192;
-bool use_vt_prepass(long long seqlen_q, long long heads_per_kv) { return seqlen_q * heads_per_kv >= kVtPrepassMinRows; }
+// kVtPrepassMinRows query rows (seqlen_q x heads_per_kv; kVtPrepassMinRowsCausal if causal), the
+// in-kernel transpose below. The pre-pass costs one read and one write of V whatever the number of
+// rows that reuse it; the in-kernel transpose costs per CTA tile. Session 20 (H100 SXM, steady
+// state; call 11 below 4,096 rows, call 13 at 4,096, calls 5-6 from 8,192): at 512 / 1,024 / 2,048
+// rows the pre-pass lost 15-21 / 8-16 / 1-9 %; at 4,096 it won 2.6-3.9 % non-causal and lost 1-5 %
+// causal (whose attention does half the work for the same pass); at 8,192 and 16,384 it won 1-9 %.
+constexpr long long kVtPrepassMinRows = 4096;
+constexpr long long kVtPrepassMinRowsCausal = 8192;
+bool use_vt_prepass(long long seqlen_q, long long heads_per_kv, bool causal) {
+    return seqlen_q * heads_per_kv >= (causal ? kVtPrepassMinRowsCausal : kVtPrepassMinRows);
+}
 
 // The pre-pass into the workspace (wgmma_fp8_workspace_bytes), then the attention kernel with the
 // Vᵀ map in V's place; both in the stream, so one timed launch covers both. Never synchronizes.
@@ -994,7 +1003,7 @@ template <class Config>
 cudaError_t launch_wgmma_fp8(const FwdParams& p, cudaStream_t stream) {
     if (p.num_splits > 1 || p.pack_gqa) return cudaErrorInvalidValue;  // caps: plain
     using Tt = Fp8Traits<Config, false>;  // the in-kernel transpose
-    if (use_vt_prepass(p.seqlen_q, p.heads_per_kv)) return launch_with_prepass<Fp8Traits<Config, true>>(p, stream);
+    if (use_vt_prepass(p.seqlen_q, p.heads_per_kv, p.causal)) return launch_with_prepass<Fp8Traits<Config, true>>(p, stream);
     return launch_tma_fwd<Tt, Tt::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tt>, p, stream);
 }
 
@@ -1020,7 +1029,7 @@ KernelInstance fp8_instance() {
 // buffer). At producer 56 / consumer 224 ptxas spilled 36 B, at 64 / 216 8 B (in-kernel transpose).
 // Rung 8's workspace: the pre-pass's Vᵀ where the problem takes it (use_vt_prepass), else none.
 std::size_t wgmma_fp8_workspace_bytes(const ProblemShape& p) {
-    return p.dtype == DType::Float8E4M3FN && use_vt_prepass(p.seqlen_q, p.heads_per_kv())
+    return p.dtype == DType::Float8E4M3FN && use_vt_prepass(p.seqlen_q, p.heads_per_kv(), p.causal)
                ? vt_bytes(p.batch, p.kv_heads(), p.head_dim, p.seqlen_k)
                : 0;
 }

@@ -248,13 +248,16 @@ def test_without_range_names_launches_are_attributed_by_order(capsys):
 
 
 def test_by_order_rung_8_ranges_hold_its_pre_pass_where_it_runs_one():
-    # 8,192 rows per K/V head (4,096 x 2 query heads per K/V head): the pre-pass and the kernel;
-    # 4,096 rows (one head per K/V head): the kernel alone.
-    fp8_a = ("wgmma_fp8", "Float8E4M3FN", 1, 16, 8, 4096, 4096, 128, 0)
+    # Causal 8,192 rows per K/V head (4,096 x 2 query heads per K/V head): the pre-pass and the
+    # kernel; causal 4,096 rows (one head per K/V head): the kernel alone; non-causal 4,096 rows:
+    # both again; non-causal 4,095: the kernel.
+    fp8_a = ("wgmma_fp8", "Float8E4M3FN", 1, 16, 8, 4096, 4096, 128, 1)
     mma = ("mma", "BFloat16", 1, 16, 16, 4096, 4096, 128, 0)
     fp8_b = ("wgmma_fp8", "Float8E4M3FN", 1, 16, 16, 4096, 4096, 128, 1)
-    groups = ncu_profile.attribute_by_order(4, [fp8_a, mma, fp8_b])
-    assert groups == [(fp8_a, 0), (fp8_a, 0), (mma, 0), (fp8_b, 0)]
+    fp8_c = ("wgmma_fp8", "Float8E4M3FN", 1, 16, 16, 4096, 4096, 128, 0)
+    fp8_d = ("wgmma_fp8", "Float8E4M3FN", 1, 16, 16, 4095, 4096, 128, 0)
+    groups = ncu_profile.attribute_by_order(7, [fp8_a, mma, fp8_b, fp8_c, fp8_d])
+    assert groups == [(fp8_a, 0), (fp8_a, 0), (mma, 0), (fp8_b, 0), (fp8_c, 0), (fp8_c, 0), (fp8_d, 0)]
     with pytest.raises(ncu_profile.DataError, match="cannot attribute 5 launches to 3 ranges"):
         ncu_profile.attribute_by_order(5, [fp8_a, mma, fp8_b])
 
