@@ -177,6 +177,14 @@
 // a P that is e4m3 anyway: ex2.approx.f16x2 compiles to one MUFU.EX2.F16 per half, and a
 // microbenchmark (session21/calls/mufu_bench.cu) measures 16 exponentials per clock per SM for
 // f32, f16x2 and bf16x2 alike (4.2 per ns on the GPU): the MUFU time does not halve. Not taken.
+// Call 2: head_dim 128 at cuDNN's 256 keys a tile on the pre-pass path (session21/n256.patch: S as
+// m64n256k32, 2 stages of K and Vᵀ with K's slot released once S is waited for, 24 / 240
+// registers; ptxas spills 96 B, P's registers around the wgmma issue): correct (the pre-pass GPU
+// test, memcheck / racecheck / synccheck clean) but -1.6 to -6.3 % against the 128-key tile, at a
+// 30-80 MHz lower clock and 1-6 % more energy per launch (steady state, two rounds: 4x16x8192
+// 790.6 -> 769.4, causal 737.1 -> 690.9; 1x16x16384 824.2 -> 800.4, causal 790.2 -> 756.6;
+// 4x16x4096 740.3 -> 728.1). Not kept: the third tile shape after 192 keys (session 12) that does
+// not pay here.
 //   The register split (72 / 216), the ring (4 stages) and the tiles are still those the in-kernel
 //   transpose needed. Freed by the one-thread producer and measured (calls 9 and 10, against the
 //   committed kernels, two rounds): 24 / 240 registers -1 to -2.4 % at head_dim 128, +0.4 to +1.3 %
