@@ -185,6 +185,13 @@
 // 790.6 -> 769.4, causal 737.1 -> 690.9; 1x16x16384 824.2 -> 800.4, causal 790.2 -> 756.6;
 // 4x16x4096 740.3 -> 728.1). Not kept: the third tile shape after 192 keys (session 12) that does
 // not pay here.
+// Call 3: session 4's exponentials on the FMA pipe again, now that the producer no longer spends
+// issue slots transposing (session21/poly.patch: x rounded by the 1.5·2^23 trick, 2^frac by a
+// degree-2 polynomial, relative error 1.7e-3, the integer part added to the exponent bits; 6 more
+// instructions for each MUFU.EX2 saved): one 8-column group in 8 -0.9 to -1.7 %, one in 4 -1.8 to
+// -2.8 % (4x16x8192x128 792.6 -> 782.3 / 778.2; steady state, two rounds; rel_l2 unchanged).
+// MUFU and issue are both ~45 % busy (session 12's ncu): the softmax is latency-bound, and more
+// instructions on its chain do not buy MUFU time back. Not kept.
 //   The register split (72 / 216), the ring (4 stages) and the tiles are still those the in-kernel
 //   transpose needed. Freed by the one-thread producer and measured (calls 9 and 10, against the
 //   committed kernels, two rounds): 24 / 240 registers -1 to -2.4 % at head_dim 128, +0.4 to +1.3 %
