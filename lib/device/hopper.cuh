@@ -548,7 +548,8 @@ struct WgmmaM64E4M3<128> {
     }
 };
 
-// Head_dim 256 (WgmmaFp8D256): S = Q·Kᵀ over 64 keys, O += P·Vᵀ with N = head_dim = 256.
+// Head_dim 256 (WgmmaFp8D256): S = Q·Kᵀ over 64 keys (ss, or rs with Q's fragments in registers on
+// the pre-pass way), O += P·Vᵀ with N = head_dim = 256.
 template <>
 struct WgmmaM64E4M3<64> {
     static __device__ __forceinline__ void ss(float (&d)[32], uint64_t desc_a, uint64_t desc_b, uint32_t scale_d) {
@@ -558,6 +559,15 @@ struct WgmmaM64E4M3<64> {
                      ", %32, %33, p, 1, 1;\n}\n"
                      : FA_WGMMA_D_OPERANDS_N64
                      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+#endif
+    }
+    static __device__ __forceinline__ void rs(float (&d)[32], const uint32_t (&a)[4], uint64_t desc_b, uint32_t scale_d) {
+#if FA_HOPPER_ENABLED
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 " FA_WGMMA_D_REGS_N64
+                     ", {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"
+                     : FA_WGMMA_D_OPERANDS_N64
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));
 #endif
     }
 };

@@ -8,6 +8,9 @@
 //     datasheet) and its operands are half the bytes: Q, K and a K/V ring slot are 16 KB at
 //     d=128 (32 KB in bf16). K = 32 per instruction = 32 bytes, so the descriptor arithmetic of
 //     S = Q·Kᵀ is rung 7's (one 128-byte swizzle row now holds all 128 columns of a row).
+//   - Q from registers (since session 21; d128, and d256 on the pre-pass way): each consumer
+//     thread reads its rows' A fragments once, and S = Q·Kᵀ is wgmma RS, so the GEMMs read only K
+//     and Vᵀ from shared memory. +3 to +4 % at d128, +8 to +13 % at d256 (numbers at the end).
 //   - V is transposed before the GEMMs read it. 8-bit wgmma takes no transpose immediate: both
 //     operands must be K-major, and for O += P·V the K dimension is the keys, while V arrives
 //     head_dim-contiguous (rung 7 passes it MN-major with imm-trans-b = 1). Two ways, chosen per
@@ -192,6 +195,16 @@
 // -2.8 % (4x16x8192x128 792.6 -> 782.3 / 778.2; steady state, two rounds; rel_l2 unchanged).
 // MUFU and issue are both ~45 % busy (session 12's ncu): the softmax is latency-bound, and more
 // instructions on its chain do not buy MUFU time back. Not kept.
+// Calls 4-5: Q's A fragments in registers (kQInRegisters; load_q_fragments, once per CTA), so
+// S = Q·Kᵀ is wgmma RS and reads only K from shared memory (the SS form read Q's 64 rows again
+// for every k-step: 2 KB of each 6 KB an m64n128k32 reads). At d128 (16 registers, 216 enough):
+// steady state, two rounds (call 4), 4x16x8192 789.9 -> 815.2 TFLOP/s, causal 730.6 -> 758.2;
+// 1x16x16384 823.8 -> 850.9, causal 786.4 -> 816.4 (+3.2 to +3.8 %, energy per launch -3 %), 32x16x512
+// (in-kernel transpose) 468.4 -> 466.8. At d256 the pre-pass way only, with 24 / 240 registers
+// (WgmmaFp8D256Prepass): default timing rule, two rounds (call 5, issue #11's script, cuDNN FP8
+// in the same call), 1x16x16384x256 1,009.8 -> 1,093.1, causal 939.7 -> 1,060.5 (+8 / +13 %):
+// ahead of cuDNN FP8's 1,054.2 / 981.5 (1.04x / 1.08x). GPU tests (172,795 assertions) and
+// memcheck / racecheck / synccheck clean on every changed kernel (calls 4, 5). rel_l2 unchanged.
 //   The register split (72 / 216), the ring (4 stages) and the tiles are still those the in-kernel
 //   transpose needed. Freed by the one-thread producer and measured (calls 9 and 10, against the
 //   committed kernels, two rounds): 24 / 240 registers -1 to -2.4 % at head_dim 128, +0.4 to +1.3 %
@@ -246,6 +259,10 @@ struct WgmmaFp8D128 {
     // lane and tile) measured -3 to -9 % here (session 13 call 4): ptxas scheduled the consumers'
     // softmax differently around it (their source unchanged), 2.43 -> 2.81 M cycles at the base clock.
     static constexpr bool kTransposeLdsm = false;
+    // Q's A fragments in registers for the whole key loop (S = Q·Kᵀ as wgmma RS: 16 registers, no
+    // spill at 216), so the S GEMM reads only K from shared memory: +3.2 to +3.8 % at 8k-16k keys,
+    // -3 % energy per launch, level at 512 (session 21 call 4).
+    static constexpr bool kQInRegisters = true;
 };
 
 struct WgmmaFp8D256 {
@@ -269,6 +286,21 @@ struct WgmmaFp8D256 {
     // ldmatrix.trans / stmatrix (TransposeLaneLdsm): +2.3 to +3.7 % against the LDS.32 transpose,
     // 4.33 -> 4.13 M cycles at the base clock (session 13 call 4).
     static constexpr bool kTransposeLdsm = true;
+    // Q in registers is 32 of them at d256: ptxas spills 96 B at 216 (session 21), and the
+    // transposing producer needs its 72. The pre-pass way has them (below).
+    static constexpr bool kQInRegisters = false;
+};
+
+// Head_dim 256 on the pre-pass way, whose producer is one TMA thread: its registers go to the
+// consumers (24 / 240: 128·24 + 256·240 = 384·168), which hold Q's A fragments (32 registers, no
+// spill). Session 21 call 5 (H100 SXM, default timing rule, two rounds): 1x16x16384x256 1,009.8 ->
+// 1,093.1 TFLOP/s, causal 939.7 -> 1,060.5, against cuDNN FP8's 1,054.2 / 981.5 in the same call.
+// (24 / 240 alone measured +0.4 to +1.3 % in session 20; at d128 with Q in registers, -0.4 to
+// -1.3 %, session 21 call 6: d128 keeps 72 / 216 on both ways.)
+struct WgmmaFp8D256Prepass : WgmmaFp8D256 {
+    static constexpr int kProducerRegs = 24;
+    static constexpr int kConsumerRegs = 240;
+    static constexpr bool kQInRegisters = true;
 };
 
 template <class Config, bool kPrepass>
@@ -282,6 +314,7 @@ struct Fp8Traits : Config {
     using Config::kProducerRegs;
     using Config::kStages;
     using Config::kTransposeLdsm;
+    using Config::kQInRegisters;
 
     static constexpr int kWarpgroupRows = 64;  // wgmma's M
     static constexpr int kBlockM = kWarpgroupRows * kConsumerWarpgroups;
@@ -684,14 +717,37 @@ struct Fp8Consumer {
     __device__ __forceinline__ void pass_turn() const { hopper::named_barrier_arrive(next_turn, 256); }
 };
 
+// Q's rows of this thread as e4m3 A fragments (kQInRegisters), k-step kk in qa[4kk..4kk+3]: row r0
+// then r0 + 8 at bytes 32kk + 4t.., then both at 32kk + 16 + 4t.. (t = lane % 4), read from Q's
+// 128-byte swizzled rows (chunk c of row r at chunk c ^ (r % 8)).
+template <class Tr>
+__device__ __forceinline__ void load_q_fragments(uint32_t (&qa)[4 * Tr::kKStepsQK], const Fp8Smem<Tr>& sm,
+                                                 const Fp8Consumer<Tr>& c) {
+#pragma unroll
+    for (int kk = 0; kk < Tr::kKStepsQK; ++kk)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const int row = c.r0 + 8 * (i & 1);
+            const int byte = 32 * (kk % 4) + 16 * (i >> 1) + 2 * c.c0;  // c0 = 2t
+            const uint32_t addr = sm.q + (kk / 4) * Tr::kQChunkBytes + row * 128 + (((byte >> 4) ^ (row & 7)) << 4) + (byte & 15);
+            qa[4 * kk + i] = ptx::ld_shared_b32(addr);
+        }
+}
+
 // S = Q·K(slot)ᵀ: kKStepsQK k32 steps, 32 bytes each inside the 128-byte rows.
 template <class Tr>
-__device__ __forceinline__ void issue_qk(float (&s)[Tr::kAccS], const Fp8Consumer<Tr>& c, int slot) {
+__device__ __forceinline__ void issue_qk(float (&s)[Tr::kAccS], const Fp8Consumer<Tr>& c, int slot,
+                                         const uint32_t (&qa)[4 * Tr::kKStepsQK]) {
 #pragma unroll
     for (int kk = 0; kk < Tr::kKStepsQK; ++kk) {
         const uint32_t off_q = (kk / 4) * Tr::kQChunkBytes + (kk % 4) * 32;
         const uint32_t off_k = slot * Tr::kKBytes + (kk / 4) * Tr::kKVChunkBytes + (kk % 4) * 32;
-        hopper::WgmmaM64E4M3<Tr::kBlockN>::ss(s, c.desc_q + (off_q >> 4), c.desc_k + (off_k >> 4), kk > 0 ? 1u : 0u);
+        if constexpr (Tr::kQInRegisters) {
+            const uint32_t(&a)[4] = *reinterpret_cast<const uint32_t(*)[4]>(&qa[4 * kk]);
+            hopper::WgmmaM64E4M3<Tr::kBlockN>::rs(s, a, c.desc_k + (off_k >> 4), kk > 0 ? 1u : 0u);
+        } else {
+            hopper::WgmmaM64E4M3<Tr::kBlockN>::ss(s, c.desc_q + (off_q >> 4), c.desc_k + (off_k >> 4), kk > 0 ? 1u : 0u);
+        }
     }
 }
 
@@ -837,6 +893,8 @@ __device__ __forceinline__ void consume(const Fp8Smem<Tr>& sm, const FwdParams& 
     float rescale[2];
 
     ptx::mbarrier_wait_parity(sm.bar_q, 0);
+    uint32_t qa[4 * Tr::kKStepsQK];
+    if constexpr (Tr::kQInRegisters) load_q_fragments<Tr>(qa, sm, c);
     if (n_tiles > 0) {
         // Batch 0: S(0); the last warpgroup starts the token.
         if (c.last_wg) hopper::named_barrier_arrive(Tr::kSchedBar, 256);
@@ -844,7 +902,7 @@ __device__ __forceinline__ void consume(const Fp8Smem<Tr>& sm, const FwdParams& 
         c.wait_turn();
         hopper::warpgroup_fence_operand(s);
         hopper::wgmma_fence();
-        issue_qk(s, c, 0);
+        issue_qk(s, c, 0, qa);
         hopper::wgmma_commit_group();
         c.pass_turn();
         hopper::warpgroup_fence_operand(s);
@@ -867,7 +925,7 @@ __device__ __forceinline__ void consume(const Fp8Smem<Tr>& sm, const FwdParams& 
             hopper::warpgroup_fence_operand(pa);
             hopper::warpgroup_fence_operand(s);
             hopper::wgmma_fence();
-            issue_qk(s, c, next_stage);
+            issue_qk(s, c, next_stage, qa);
             hopper::wgmma_commit_group();
             issue_pv(o, pa, c, stage);
             hopper::wgmma_commit_group();
@@ -1014,21 +1072,25 @@ cudaError_t launch_with_prepass(const FwdParams& p, cudaStream_t stream) {
     return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tr>, p, stream, nullptr, &vt_map);
 }
 
-template <class Config>
+// PrepassConfig: the pre-pass way's config where it differs from the in-kernel transpose's (the
+// same tile; registers and Q's home: WgmmaFp8D256Prepass).
+template <class Config, class PrepassConfig = Config>
 cudaError_t launch_wgmma_fp8(const FwdParams& p, cudaStream_t stream) {
     if (p.num_splits > 1 || p.pack_gqa) return cudaErrorInvalidValue;  // caps: plain
     using Tt = Fp8Traits<Config, false>;  // the in-kernel transpose
-    if (use_vt_prepass(p.seqlen_q, p.heads_per_kv, p.causal)) return launch_with_prepass<Fp8Traits<Config, true>>(p, stream);
+    if (use_vt_prepass(p.seqlen_q, p.heads_per_kv, p.causal))
+        return launch_with_prepass<Fp8Traits<PrepassConfig, true>>(p, stream);
     return launch_tma_fwd<Tt, Tt::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tt>, p, stream);
 }
 
 // One registry row per tile for both ways (the rule above picks; the tile is the same): the
 // in-kernel transpose's kernel for --list's registers, the larger shared memory of the two.
-template <class Config>
+template <class Config, class PrepassConfig = Config>
 KernelInstance fp8_instance() {
     using Tt = Fp8Traits<Config, false>;
-    using Tp = Fp8Traits<Config, true>;
-    KernelInstance inst = instance_of<Tt>(reinterpret_cast<const void*>(&wgmma_fp8_fwd_kernel<Tt>), &launch_wgmma_fp8<Config>);
+    using Tp = Fp8Traits<PrepassConfig, true>;
+    KernelInstance inst = instance_of<Tt>(reinterpret_cast<const void*>(&wgmma_fp8_fwd_kernel<Tt>),
+                                          &launch_wgmma_fp8<Config, PrepassConfig>);
     inst.smem_bytes = static_cast<std::size_t>(Tt::kSmemBytes > Tp::kSmemBytes ? Tt::kSmemBytes : Tp::kSmemBytes);
     return inst;
 }
@@ -1039,9 +1101,11 @@ KernelInstance fp8_instance() {
 // kernels (in-kernel transpose / pre-pass):
 //   dtype  D    M x N x threads (+128 launched)  stages  smem (B)            regs (entry/producer/consumer)
 //   e4m3   128  128 x 128 x 256                  4       197,760 / 181,352   168 / 72 / 216
-//   e4m3   256  128 x 64 x 256                   4       214,144 / 230,504   168 / 72 / 216
+//   e4m3   256  128 x 64 x 256                   4       214,144 / 230,504   168 / 72 / 216, pre-pass 24 / 240
 // (in-kernel: + 3 raw V staging slots, O staged in them and in Q; pre-pass: O's own staging
 // buffer). At producer 56 / consumer 224 ptxas spilled 36 B, at 64 / 216 8 B (in-kernel transpose).
+// Q in registers (d128 both ways, d256 pre-pass) keeps Q's shared-memory copy: TMA lands it there
+// and each consumer thread reads its 16 / 32 words once.
 // Rung 8's workspace: the pre-pass's Vᵀ where the problem takes it (use_vt_prepass), else none.
 std::size_t wgmma_fp8_workspace_bytes(const ProblemShape& p) {
     return p.dtype == DType::Float8E4M3FN && use_vt_prepass(p.seqlen_q, p.heads_per_kv(), p.causal)
@@ -1052,7 +1116,7 @@ std::size_t wgmma_fp8_workspace_bytes(const ProblemShape& p) {
 const std::vector<KernelInstance>& wgmma_fp8_instances() {
     static const std::vector<KernelInstance> instances = {
         fp8_instance<WgmmaFp8D128>(),
-        fp8_instance<WgmmaFp8D256>(),
+        fp8_instance<WgmmaFp8D256, WgmmaFp8D256Prepass>(),
     };
     return instances;
 }
