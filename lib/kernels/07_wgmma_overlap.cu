@@ -145,6 +145,16 @@
 // 64 rows: 16x32x16x8192 (8 K/V heads) 185.5 -> 180.6, 64x32x1x8192 (8) 706 -> 695, 16x32x16x8192
 // (32) 704 -> 697, 1x32x1x131072 (8, 16 splits) 185.2 -> 181.9; the 128-row rows ran at 1,375-
 // 1,665 MHz, drawing power for the rows they compute and do not keep, the 64-row ones at 1,980.
+//
+// Not kept (session 21 call 7, results/nvidia-h100-80gb-hbm3/session21/bf16_qreg.patch; H100 SXM,
+// bf16, default timing rule, two rounds): rung 8's Q in registers (S = Q·Kᵀ as wgmma RS, so the S
+// GEMM reads only K from shared memory: 64 instead of 96 B per tensor-core cycle) on rungs 6, 7
+// and 9. The 128-key head_dim-128 tile (32 more registers, no spill) and the short causal
+// head_dim-64 tile: level, -2.8 to +1.5 % on the FA2 grid's head_dim-128 rows (rung 7 4x16x8192
+// 651.1 -> 656.7, rung 9 32x16x512 460.3 -> 462.3, rung 7 16x16x1024 causal 340.3 -> 330.9). The
+// 160-key tile spills 32 B with it: -19 to -27 %. The 192-row head_dim-64 tile spills 96 B at its
+// 160 registers (not run). FP8 gained 3-13 % from the same change (08_wgmma_fp8.cu); in bf16 the
+// shared-memory reads are not what the S GEMM waits on.
 
 #include <vector>
 
