@@ -122,7 +122,8 @@ REQUIRED_METRICS = [M_DURATION, M_DRAM_READ, M_DRAM_WRITE]
 # kernel launches one, or as many as launches_per_range says.
 MULTI_LAUNCH_KERNELS = {"naive"}
 # Rung 8 runs its V pre-pass before the attention kernel where at least this many query rows read
-# each K/V head (lib/kernels/08_wgmma_fp8.cu, kVtPrepassMinRows / ...Causal; the same rule, mirrored).
+# each K/V head, half as many at head_dim 256 (lib/kernels/08_wgmma_fp8.cu, use_vt_prepass; the same
+# rule, mirrored).
 FP8_PREPASS_MIN_ROWS = 4096
 FP8_PREPASS_MIN_ROWS_CAUSAL = 8192
 
@@ -425,7 +426,8 @@ def launches_per_range(key: tuple) -> int:
         heads, heads_kv = int(fields["num_head"]), int(fields["num_head_kv"] or fields["num_head"])
         rows = int(fields["seqlen_q"]) * (heads // max(heads_kv, 1))
         causal = str(fields["is_causal"]) not in ("0", "False", "false")
-        return 2 if rows >= (FP8_PREPASS_MIN_ROWS_CAUSAL if causal else FP8_PREPASS_MIN_ROWS) else 1
+        min_rows = (FP8_PREPASS_MIN_ROWS_CAUSAL if causal else FP8_PREPASS_MIN_ROWS) // (2 if int(fields["head_dim"]) == 256 else 1)
+        return 2 if rows >= min_rows else 1
     return 1
 
 

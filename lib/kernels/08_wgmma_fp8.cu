@@ -174,7 +174,7 @@
 //     4,096 rows per K/V head (4x16x4096, and 8x16x2048 with 2 query heads per K/V head): the
 //     pre-pass +2.6 to +3.9 % non-causal (d128 GQA level), -1 to -5 % causal, where the attention
 //     does half the work for the same pass. So since session 21 non-causal problems take it from
-//     4,096 rows, causal ones from 8,192 (use_vt_prepass).
+//     4,096 rows, causal ones from 8,192, and half as many at head_dim 256 (use_vt_prepass).
 // Session 21 call 1 (H100 SXM, steady state, two rounds): that rule at 4x16x4096 non-causal, 711.5
 // -> 727.5 TFLOP/s at d128, 827.0 -> 860.0 at d256. And the exponentials in half precision, for
 // a P that is e4m3 anyway: ex2.approx.f16x2 compiles to one MUFU.EX2.F16 per half, and a
@@ -1050,10 +1050,15 @@ __global__ void __launch_bounds__(256) fp8_vt_prepass_kernel(const FwdParams p, 
 // state; call 11 below 4,096 rows, call 13 at 4,096, calls 5-6 from 8,192): at 512 / 1,024 / 2,048
 // rows the pre-pass lost 15-21 / 8-16 / 1-9 %; at 4,096 it won 2.6-3.9 % non-causal and lost 1-5 %
 // causal (whose attention does half the work for the same pass); at 8,192 and 16,384 it won 1-9 %.
+// At head_dim 256 half as many rows: since session 21 only the pre-pass way has the registers for Q
+// (WgmmaFp8D256Prepass, +8 to +13 %), and call 8 (steady state, two rounds, pre-pass against the
+// in-kernel transpose) measured 8x16x2048 +6.0 %, 4x16x4096 causal +5.4 %, 8x16x2048 causal
+// -2.2 %, 16x16x1024 -4.0 / -10.3 %, 32x16x512 -12.3 / -20.5 %.
 constexpr long long kVtPrepassMinRows = 4096;
 constexpr long long kVtPrepassMinRowsCausal = 8192;
-bool use_vt_prepass(long long seqlen_q, long long heads_per_kv, bool causal) {
-    return seqlen_q * heads_per_kv >= (causal ? kVtPrepassMinRowsCausal : kVtPrepassMinRows);
+bool use_vt_prepass(long long seqlen_q, long long heads_per_kv, bool causal, int head_dim) {
+    const long long min_rows = (causal ? kVtPrepassMinRowsCausal : kVtPrepassMinRows) / (head_dim == 256 ? 2 : 1);
+    return seqlen_q * heads_per_kv >= min_rows;
 }
 
 // The pre-pass into the workspace (wgmma_fp8_workspace_bytes), then the attention kernel with the
@@ -1078,7 +1083,7 @@ template <class Config, class PrepassConfig = Config>
 cudaError_t launch_wgmma_fp8(const FwdParams& p, cudaStream_t stream) {
     if (p.num_splits > 1 || p.pack_gqa) return cudaErrorInvalidValue;  // caps: plain
     using Tt = Fp8Traits<Config, false>;  // the in-kernel transpose
-    if (use_vt_prepass(p.seqlen_q, p.heads_per_kv, p.causal))
+    if (use_vt_prepass(p.seqlen_q, p.heads_per_kv, p.causal, p.head_dim))
         return launch_with_prepass<Fp8Traits<PrepassConfig, true>>(p, stream);
     return launch_tma_fwd<Tt, Tt::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tt>, p, stream);
 }
@@ -1108,7 +1113,7 @@ KernelInstance fp8_instance() {
 // and each consumer thread reads its 16 / 32 words once.
 // Rung 8's workspace: the pre-pass's Vᵀ where the problem takes it (use_vt_prepass), else none.
 std::size_t wgmma_fp8_workspace_bytes(const ProblemShape& p) {
-    return p.dtype == DType::Float8E4M3FN && use_vt_prepass(p.seqlen_q, p.heads_per_kv(), p.causal)
+    return p.dtype == DType::Float8E4M3FN && use_vt_prepass(p.seqlen_q, p.heads_per_kv(), p.causal, p.head_dim)
                ? vt_bytes(p.batch, p.kv_heads(), p.head_dim, p.seqlen_k)
                : 0;
 }

@@ -256,8 +256,12 @@ def test_by_order_rung_8_ranges_hold_its_pre_pass_where_it_runs_one():
     fp8_b = ("wgmma_fp8", "Float8E4M3FN", 1, 16, 16, 4096, 4096, 128, 1)
     fp8_c = ("wgmma_fp8", "Float8E4M3FN", 1, 16, 16, 4096, 4096, 128, 0)
     fp8_d = ("wgmma_fp8", "Float8E4M3FN", 1, 16, 16, 4095, 4096, 128, 0)
-    groups = ncu_profile.attribute_by_order(7, [fp8_a, mma, fp8_b, fp8_c, fp8_d])
-    assert groups == [(fp8_a, 0), (fp8_a, 0), (mma, 0), (fp8_b, 0), (fp8_c, 0), (fp8_c, 0), (fp8_d, 0)]
+    # Head_dim 256 takes it from half as many rows: causal 4,096 (both), non-causal 2,047 (the kernel).
+    fp8_e = ("wgmma_fp8", "Float8E4M3FN", 1, 16, 16, 4096, 4096, 256, 1)
+    fp8_f = ("wgmma_fp8", "Float8E4M3FN", 1, 16, 16, 2047, 4096, 256, 0)
+    groups = ncu_profile.attribute_by_order(10, [fp8_a, mma, fp8_b, fp8_c, fp8_d, fp8_e, fp8_f])
+    assert groups == [(fp8_a, 0), (fp8_a, 0), (mma, 0), (fp8_b, 0), (fp8_c, 0), (fp8_c, 0), (fp8_d, 0),
+                      (fp8_e, 0), (fp8_e, 0), (fp8_f, 0)]
     with pytest.raises(ncu_profile.DataError, match="cannot attribute 5 launches to 3 ranges"):
         ncu_profile.attribute_by_order(5, [fp8_a, mma, fp8_b])
 

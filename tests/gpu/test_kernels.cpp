@@ -251,16 +251,19 @@ TEST_CASE("every kernel matches the reference on long key rows", "[gpu]") {
             }
 }
 
-// Rung 8 takes Vᵀ from a pre-pass kernel where at least 4,096 query rows (8,192 if causal) read
-// each K/V head (08_wgmma_fp8.cu, use_vt_prepass), which few of the cases above reach: 2 query heads
-// per K/V head just past each threshold and just short of it (non-causal 2,051 / 2,047 query rows:
-// 4,102 / 4,094 per K/V head; causal 4,099 / 4,095: 8,198 / 8,190), keys 777 and 100 (partial 64- and 128-key tiles, fewer tiles than the
-// ring), both layouts, both head_dims. Against the FP32 GPU reference.
+// Rung 8 takes Vᵀ from a pre-pass kernel where at least 4,096 query rows (8,192 if causal; half as
+// many at head_dim 256) read each K/V head (08_wgmma_fp8.cu, use_vt_prepass), which few of the
+// cases above reach: 2 query heads per K/V head just past each threshold and just short of it
+// (head_dim 128 non-causal 2,051 / 2,047 query rows: 4,102 / 4,094 per K/V head; causal 4,099 /
+// 4,095; head_dim 256 half of those, 1,027 / 1,023 and 2,051 / 2,047), keys 777 and 100 (partial
+// 64- and 128-key tiles, fewer tiles than the ring), both layouts. Against the FP32 GPU reference.
 TEST_CASE("rung 8's V pre-pass matches the reference", "[gpu]") {
     for (int d : {128, 256})
         for (int seqlen_k : {777, 100})
             for (bool causal : {false, true})
-                for (int seqlen_q : causal ? std::vector<int>{4099, 4095} : std::vector<int>{2051, 2047}) {
+                for (bool past : {true, false}) {
+                    const int threshold_q = (causal ? 4096 : 2048) / (d == 256 ? 2 : 1);  // rows / 2 heads
+                    const int seqlen_q = past ? threshold_q + 3 : threshold_q - 1;
                     Selection work;
                     for (auto [kernel, inst] : matrix_instances(fa::DType::Float8E4M3FN, d))
                         if (std::string(kernel->slug) == "wgmma_fp8") work.emplace_back(kernel, inst);

@@ -298,9 +298,10 @@ TEST_CASE("kernels without FP8 instances say so", "[fp8][registry]") {
 }
 
 // Rung 8 transposes V in a pre-pass of its launch (08_wgmma_fp8.cu) where at least 4,096 query rows
-// (8,192 if causal) read each K/V head (seqlen_q x heads_per_kv), into the workspace the runner
-// allocates from KernelInfo::workspace_bytes: V's bytes with each Vᵀ row's keys padded to a multiple
-// of 16 (TMA's row alignment), per K/V head. Below that, and for any other dtype, no workspace.
+// (8,192 if causal; half as many at head_dim 256) read each K/V head (seqlen_q x heads_per_kv), into
+// the workspace the runner allocates from KernelInfo::workspace_bytes: V's bytes with each Vᵀ row's
+// keys padded to a multiple of 16 (TMA's row alignment), per K/V head. Below that, and for any other
+// dtype, no workspace.
 TEST_CASE("rung 8 asks for the workspace of its V pre-pass where it runs one", "[fp8][registry]") {
     const fa::KernelInfo* k = fa::find_kernel("wgmma_fp8");
     REQUIRE(k != nullptr);
@@ -321,18 +322,29 @@ TEST_CASE("rung 8 asks for the workspace of its V pre-pass where it runs one", "
     CHECK(k->workspace_bytes(p) == std::size_t{2} * 3 * 256 * 16);
     p.seqlen_k = 1;
     CHECK(k->workspace_bytes(p) == std::size_t{2} * 3 * 256 * 16);
-    p.seqlen_q = 4095;  // 8,190 rows per K/V head: causal takes the in-kernel transpose, no workspace
-    CHECK(k->workspace_bytes(p) == 0);
-    p.causal = false;  // non-causal takes the pre-pass from 4,096 rows
-    CHECK(k->workspace_bytes(p) == std::size_t{2} * 3 * 256 * 16);
-    p.seqlen_q = 2048;  // 4,096 rows
-    CHECK(k->workspace_bytes(p) == std::size_t{2} * 3 * 256 * 16);
-    p.seqlen_q = 2047;  // 4,094 rows
-    CHECK(k->workspace_bytes(p) == 0);
+    // The thresholds, rows per K/V head = 2 x seqlen_q: {head_dim, causal, first seqlen_q that takes it}.
+    struct Threshold {
+        int head_dim;
+        bool causal;
+        int seqlen_q;
+    };
+    for (const Threshold t : {Threshold{128, true, 4096}, Threshold{128, false, 2048}, Threshold{256, true, 2048},
+                              Threshold{256, false, 1024}}) {
+        p.head_dim = t.head_dim;
+        p.causal = t.causal;
+        p.seqlen_q = t.seqlen_q;
+        CHECK(k->workspace_bytes(p) == std::size_t{2} * 3 * t.head_dim * 16);
+        p.seqlen_q = t.seqlen_q - 1;
+        CHECK(k->workspace_bytes(p) == 0);
+    }
+    p.head_dim = 256;
     p.causal = true;
-    p.heads_kv = 0;  // one query head per K/V head: 8,192 rows
-    p.seqlen_q = 8192;
+    p.heads_kv = 0;  // one query head per K/V head: 4,096 rows
+    p.seqlen_q = 4096;
     CHECK(k->workspace_bytes(p) == std::size_t{2} * 6 * 256 * 16);
+    p.seqlen_q = 4095;
+    CHECK(k->workspace_bytes(p) == 0);
+    p.seqlen_q = 8192;
     p.dtype = fa::DType::BFloat16;
     CHECK(k->workspace_bytes(p) == 0);
 }
