@@ -286,8 +286,9 @@ struct WgmmaFp8D256 {
     // ldmatrix.trans / stmatrix (TransposeLaneLdsm): +2.3 to +3.7 % against the LDS.32 transpose,
     // 4.33 -> 4.13 M cycles at the base clock (session 13 call 4).
     static constexpr bool kTransposeLdsm = true;
-    // Q in registers is 32 of them at d256: ptxas spills 96 B at 216 (session 21), and the
-    // transposing producer needs its 72. The pre-pass way has them (below).
+    // Q in registers is 32 of them at d256: ptxas spills 96 B at 216 (session 21). At 40 / 232 it
+    // builds without spilling (the producer's transpose too) but is unmeasured
+    // (session21/next_d256_inkernel_qreg.patch); the pre-pass way has the registers (below).
     static constexpr bool kQInRegisters = false;
 };
 
