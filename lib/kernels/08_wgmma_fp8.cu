@@ -263,6 +263,8 @@ struct WgmmaFp8D128 {
     // spill at 216), so the S GEMM reads only K from shared memory: +3.2 to +3.8 % at 8k-16k keys,
     // -3 % energy per launch, level at 512 (session 21 call 4).
     static constexpr bool kQInRegisters = true;
+    // The V pre-pass from 4,096 query rows per K/V head, 8,192 causal (use_vt_prepass).
+    static constexpr long long kVtPrepassMinRows = 4096;
 };
 
 struct WgmmaFp8D256 {
@@ -290,6 +292,9 @@ struct WgmmaFp8D256 {
     // builds without spilling (the producer's transpose too) but is unmeasured
     // (session21/next_d256_inkernel_qreg.patch); the pre-pass way has the registers (below).
     static constexpr bool kQInRegisters = false;
+    // The V pre-pass from half of head_dim 128's rows: only its way holds Q in registers
+    // (WgmmaFp8D256Prepass; use_vt_prepass has the numbers).
+    static constexpr long long kVtPrepassMinRows = 2048;
 };
 
 // Head_dim 256 on the pre-pass way, whose producer is one TMA thread: its registers go to the
@@ -365,6 +370,7 @@ struct Fp8Traits : Config {
     static constexpr int kKStepsQK = kHeadDim / 32;  // k32 steps of Q·Kᵀ
     static constexpr int kKStepsPV = kBlockN / 32;   // k32 steps of P·V
     static constexpr int kPRegs = kKStepsPV * 4;     // P as e4m3 A fragments: 4 b32 per k-step
+    static constexpr int kQRegs = kQInRegisters ? 4 * kKStepsQK : 1;  // Q's A fragments (kQInRegisters)
 
     // Q | K slots | Vᵀ slots | raw V slots | barriers, every operand 1024-aligned from the base.
     static constexpr int kOffQ = 0;
@@ -722,7 +728,7 @@ struct Fp8Consumer {
 // then r0 + 8 at bytes 32kk + 4t.., then both at 32kk + 16 + 4t.. (t = lane % 4), read from Q's
 // 128-byte swizzled rows (chunk c of row r at chunk c ^ (r % 8)).
 template <class Tr>
-__device__ __forceinline__ void load_q_fragments(uint32_t (&qa)[4 * Tr::kKStepsQK], const Fp8Smem<Tr>& sm,
+__device__ __forceinline__ void load_q_fragments(uint32_t (&qa)[Tr::kQRegs], const Fp8Smem<Tr>& sm,
                                                  const Fp8Consumer<Tr>& c) {
 #pragma unroll
     for (int kk = 0; kk < Tr::kKStepsQK; ++kk)
@@ -738,7 +744,7 @@ __device__ __forceinline__ void load_q_fragments(uint32_t (&qa)[4 * Tr::kKStepsQ
 // S = Q·K(slot)ᵀ: kKStepsQK k32 steps, 32 bytes each inside the 128-byte rows.
 template <class Tr>
 __device__ __forceinline__ void issue_qk(float (&s)[Tr::kAccS], const Fp8Consumer<Tr>& c, int slot,
-                                         const uint32_t (&qa)[4 * Tr::kKStepsQK]) {
+                                         const uint32_t (&qa)[Tr::kQRegs]) {
 #pragma unroll
     for (int kk = 0; kk < Tr::kKStepsQK; ++kk) {
         const uint32_t off_q = (kk / 4) * Tr::kQChunkBytes + (kk % 4) * 32;
@@ -894,7 +900,7 @@ __device__ __forceinline__ void consume(const Fp8Smem<Tr>& sm, const FwdParams& 
     float rescale[2];
 
     ptx::mbarrier_wait_parity(sm.bar_q, 0);
-    uint32_t qa[4 * Tr::kKStepsQK];
+    uint32_t qa[Tr::kQRegs];
     if constexpr (Tr::kQInRegisters) load_q_fragments<Tr>(qa, sm, c);
     if (n_tiles > 0) {
         // Batch 0: S(0); the last warpgroup starts the token.
@@ -1044,9 +1050,9 @@ __global__ void __launch_bounds__(256) fp8_vt_prepass_kernel(const FwdParams p, 
     }
 }
 
-// Which way a problem gets Vᵀ: the pre-pass where each K/V head's V is read by at least
-// kVtPrepassMinRows query rows (seqlen_q x heads_per_kv; kVtPrepassMinRowsCausal if causal), the
-// in-kernel transpose below. The pre-pass costs one read and one write of V whatever the number of
+// Which way a problem gets Vᵀ: the pre-pass where each K/V head's V is read by at least the config's
+// kVtPrepassMinRows query rows (seqlen_q x heads_per_kv; twice as many if causal), the in-kernel
+// transpose below. The pre-pass costs one read and one write of V whatever the number of
 // rows that reuse it; the in-kernel transpose costs per CTA tile. Session 20 (H100 SXM, steady
 // state; call 11 below 4,096 rows, call 13 at 4,096, calls 5-6 from 8,192): at 512 / 1,024 / 2,048
 // rows the pre-pass lost 15-21 / 8-16 / 1-9 %; at 4,096 it won 2.6-3.9 % non-causal and lost 1-5 %
@@ -1055,11 +1061,9 @@ __global__ void __launch_bounds__(256) fp8_vt_prepass_kernel(const FwdParams p, 
 // (WgmmaFp8D256Prepass, +8 to +13 %), and call 8 (steady state, two rounds, pre-pass against the
 // in-kernel transpose) measured 8x16x2048 +6.0 %, 4x16x4096 causal +5.4 %, 8x16x2048 causal
 // -2.2 %, 16x16x1024 -4.0 / -10.3 %, 32x16x512 -12.3 / -20.5 %.
-constexpr long long kVtPrepassMinRows = 4096;
-constexpr long long kVtPrepassMinRowsCausal = 8192;
-bool use_vt_prepass(long long seqlen_q, long long heads_per_kv, bool causal, int head_dim) {
-    const long long min_rows = (causal ? kVtPrepassMinRowsCausal : kVtPrepassMinRows) / (head_dim == 256 ? 2 : 1);
-    return seqlen_q * heads_per_kv >= min_rows;
+template <class Config>
+bool use_vt_prepass(long long seqlen_q, long long heads_per_kv, bool causal) {
+    return seqlen_q * heads_per_kv >= Config::kVtPrepassMinRows * (causal ? 2 : 1);
 }
 
 // The pre-pass into the workspace (wgmma_fp8_workspace_bytes), then the attention kernel with the
@@ -1084,7 +1088,7 @@ template <class Config, class PrepassConfig = Config>
 cudaError_t launch_wgmma_fp8(const FwdParams& p, cudaStream_t stream) {
     if (p.num_splits > 1 || p.pack_gqa) return cudaErrorInvalidValue;  // caps: plain
     using Tt = Fp8Traits<Config, false>;  // the in-kernel transpose
-    if (use_vt_prepass(p.seqlen_q, p.heads_per_kv, p.causal, p.head_dim))
+    if (use_vt_prepass<Config>(p.seqlen_q, p.heads_per_kv, p.causal))
         return launch_with_prepass<Fp8Traits<PrepassConfig, true>>(p, stream);
     return launch_tma_fwd<Tt, Tt::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tt>, p, stream);
 }
@@ -1114,9 +1118,11 @@ KernelInstance fp8_instance() {
 // and each consumer thread reads its 16 / 32 words once.
 // Rung 8's workspace: the pre-pass's Vᵀ where the problem takes it (use_vt_prepass), else none.
 std::size_t wgmma_fp8_workspace_bytes(const ProblemShape& p) {
-    return p.dtype == DType::Float8E4M3FN && use_vt_prepass(p.seqlen_q, p.heads_per_kv(), p.causal, p.head_dim)
-               ? vt_bytes(p.batch, p.kv_heads(), p.head_dim, p.seqlen_k)
-               : 0;
+    if (p.dtype != DType::Float8E4M3FN) return 0;
+    const bool prepass = p.head_dim == WgmmaFp8D256::kHeadDim
+                             ? use_vt_prepass<WgmmaFp8D256>(p.seqlen_q, p.heads_per_kv(), p.causal)
+                             : use_vt_prepass<WgmmaFp8D128>(p.seqlen_q, p.heads_per_kv(), p.causal);
+    return prepass ? vt_bytes(p.batch, p.kv_heads(), p.head_dim, p.seqlen_k) : 0;
 }
 
 const std::vector<KernelInstance>& wgmma_fp8_instances() {
