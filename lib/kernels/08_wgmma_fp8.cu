@@ -8,7 +8,7 @@
 //     datasheet) and its operands are half the bytes: Q, K and a K/V ring slot are 16 KB at
 //     d=128 (32 KB in bf16). K = 32 per instruction = 32 bytes, so the descriptor arithmetic of
 //     S = Q·Kᵀ is rung 7's (one 128-byte swizzle row now holds all 128 columns of a row).
-//   - Q from registers (since session 21; d128, and d256 on the pre-pass way): each consumer
+//   - Q from registers (since session 21; d128, and d256 since session 22 both ways): each consumer
 //     thread reads its rows' A fragments once, and S = Q·Kᵀ is wgmma RS, so the GEMMs read only K
 //     and Vᵀ from shared memory. +3 to +4 % at d128, +8 to +13 % at d256 (numbers at the end).
 //   - V is transposed before the GEMMs read it. 8-bit wgmma takes no transpose immediate: both
@@ -205,6 +205,8 @@
 // in the same call), 1x16x16384x256 1,009.8 -> 1,093.1, causal 939.7 -> 1,060.5 (+8 / +13 %):
 // ahead of cuDNN FP8's 1,054.2 / 981.5 (1.04x / 1.08x). GPU tests (172,795 assertions) and
 // memcheck / racecheck / synccheck clean on every changed kernel (calls 4, 5). rel_l2 unchanged.
+// Session 22 call 1: d256's in-kernel way too, at 40 / 232 (WgmmaFp8D256): +1.8 to +4.9 % at
+// 512-2,048 rows; GPU tests (172,796 assertions) and the three sanitizers clean.
 //   The register split (72 / 216), the ring (4 stages) and the tiles are still those the in-kernel
 //   transpose needed. Freed by the one-thread producer and measured (calls 9 and 10, against the
 //   committed kernels, two rounds): 24 / 240 registers -1 to -2.4 % at head_dim 128, +0.4 to +1.3 %
@@ -283,17 +285,18 @@ struct WgmmaFp8D256 {
     static constexpr int kLookahead = 2;
     // The producer's transpose moves the same 16 KB a tile as at d128 (two 16-key x 128-column
     // units per warp): its 72 registers hold. The consumers' live set is O 128 + S 32 + P 8.
-    static constexpr int kProducerRegs = 72;
-    static constexpr int kConsumerRegs = 216;
+    // Q in registers is 32 more: ptxas spills 96 B at 72 / 216, none at 40 / 232 (the ldmatrix
+    // transpose needs no more than 40 a producer thread). Session 22 call 1 (H100 SXM, steady,
+    // two rounds) against 72 / 216 with Q from shared memory: 32x16x512 572.2 -> 594.1, causal
+    // 379.0 -> 386.0; 16x16x1024 694.5 -> 728.3, causal 519.7 -> 530.4; 8x16x2048 causal
+    // 662.4 -> 684.3 (+1.8 to +4.9 %, energy per launch -2 to -4 %).
+    static constexpr int kProducerRegs = 40;
+    static constexpr int kConsumerRegs = 232;
     // ldmatrix.trans / stmatrix (TransposeLaneLdsm): +2.3 to +3.7 % against the LDS.32 transpose,
     // 4.33 -> 4.13 M cycles at the base clock (session 13 call 4).
     static constexpr bool kTransposeLdsm = true;
-    // Q in registers is 32 of them at d256: ptxas spills 96 B at 216 (session 21). At 40 / 232 it
-    // builds without spilling (the producer's transpose too) but is unmeasured
-    // (session21/next_d256_inkernel_qreg.patch); the pre-pass way has the registers (below).
-    static constexpr bool kQInRegisters = false;
-    // The V pre-pass from half of head_dim 128's rows: only its way holds Q in registers
-    // (WgmmaFp8D256Prepass; use_vt_prepass has the numbers).
+    static constexpr bool kQInRegisters = true;
+    // The V pre-pass from half of head_dim 128's rows (use_vt_prepass has the numbers).
     static constexpr long long kVtPrepassMinRows = 2048;
 };
 
@@ -1060,7 +1063,11 @@ __global__ void __launch_bounds__(256) fp8_vt_prepass_kernel(const FwdParams p, 
 // At head_dim 256 half as many rows: since session 21 only the pre-pass way has the registers for Q
 // (WgmmaFp8D256Prepass, +8 to +13 %), and call 8 (steady state, two rounds, pre-pass against the
 // in-kernel transpose) measured 8x16x2048 +6.0 %, 4x16x4096 causal +5.4 %, 8x16x2048 causal
-// -2.2 %, 16x16x1024 -4.0 / -10.3 %, 32x16x512 -12.3 / -20.5 %.
+// -2.2 %, 16x16x1024 -4.0 / -10.3 %, 32x16x512 -12.3 / -20.5 %. Session 22 gave the in-kernel way
+// Q in registers too (40 / 232) and measured it against that rule (call 1, steady, two rounds):
+// level at the two thresholds (8x16x2048 819.6 pre-pass vs 813.5 in-kernel; 4x16x4096 causal
+// 795.5 vs 795.4), the pre-pass ahead above (4x16x4096 924.6 vs 881.4), the in-kernel way ahead
+// below (8x16x2048 causal +3.3 %, 512-1,024 rows +1.8 to +4.9 %): the thresholds stay.
 template <class Config>
 bool use_vt_prepass(long long seqlen_q, long long heads_per_kv, bool causal) {
     return seqlen_q * heads_per_kv >= Config::kVtPrepassMinRows * (causal ? 2 : 1);
@@ -1111,10 +1118,10 @@ KernelInstance fp8_instance() {
 // kernels (in-kernel transpose / pre-pass):
 //   dtype  D    M x N x threads (+128 launched)  stages  smem (B)            regs (entry/producer/consumer)
 //   e4m3   128  128 x 128 x 256                  4       197,760 / 181,352   168 / 72 / 216
-//   e4m3   256  128 x 64 x 256                   4       214,144 / 230,504   168 / 72 / 216, pre-pass 24 / 240
+//   e4m3   256  128 x 64 x 256                   4       214,144 / 230,504   168 / 40 / 232, pre-pass 24 / 240
 // (in-kernel: + 3 raw V staging slots, O staged in them and in Q; pre-pass: O's own staging
 // buffer). At producer 56 / consumer 224 ptxas spilled 36 B, at 64 / 216 8 B (in-kernel transpose).
-// Q in registers (d128 both ways, d256 pre-pass) keeps Q's shared-memory copy: TMA lands it there
+// Q in registers (every config since session 22) keeps Q's shared-memory copy: TMA lands it there
 // and each consumer thread reads its 16 / 32 words once.
 // Rung 8's workspace: the pre-pass's Vᵀ where the problem takes it (use_vt_prepass), else none.
 std::size_t wgmma_fp8_workspace_bytes(const ProblemShape& p) {
