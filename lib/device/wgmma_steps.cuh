@@ -176,10 +176,13 @@ struct NoMidpoint {
     __device__ __forceinline__ void operator()() const {}
 };
 
-template <int kBlockN, int kAccS, int kMidpointColumn = kBlockN, class Midpoint = NoMidpoint>
+// kLazyMax: a row keeps its running max while the tile's max exceeds it by at most max_slack_log2
+// (base-2 logits), so P may reach 2^(p_shift_log2 + max_slack_log2) and O's rescale (a factor of
+// exactly 1) is skipped more often; the max still bounds every logit seen but by the slack.
+template <int kBlockN, int kAccS, int kMidpointColumn = kBlockN, class Midpoint = NoMidpoint, bool kLazyMax = false>
 __device__ __forceinline__ void online_softmax_tile(float (&s)[kAccS], float (&row_max)[2], float (&row_sum)[2],
                                                     float (&rescale)[2], float scale_log2, float p_shift_log2,
-                                                    const Midpoint& midpoint = {}) {
+                                                    const Midpoint& midpoint = {}, float max_slack_log2 = 0.0f) {
     static_assert(kMidpointColumn % 8 == 0 && kMidpointColumn >= 0 && kMidpointColumn <= kBlockN, "8-column groups");
     float tile_max[2] = {-CUDART_INF_F, -CUDART_INF_F};
 #pragma unroll
@@ -193,7 +196,9 @@ __device__ __forceinline__ void online_softmax_tile(float (&s)[kAccS], float (&r
         // The 4 lanes sharing a row (lane / 4 equal) hold its kBlockN columns between them.
         tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 1));
         tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 2));
-        const float m_new = fmaxf(row_max[h], tile_max[h] * scale_log2);
+        float m_new = fmaxf(row_max[h], tile_max[h] * scale_log2);
+        // NaN (both -inf) compares false: such a row takes m_new as before.
+        if constexpr (kLazyMax) m_new = m_new - row_max[h] <= max_slack_log2 ? row_max[h] : m_new;
         // online_softmax_rescale / _offset (online_softmax.cuh), computed without branches (the
         // helper's ?: around an inline-asm ex2 becomes a branch): the softmax stays one basic
         // block, which ptxas schedules freely between the two wgmma waits.

@@ -42,7 +42,8 @@
 //     2^8 = 256: p = 2^(s·scale_log2 - m + 8), so P ≤ 256 < 448 never saturates, stays normal
 //     down to 2^-14 of the row max (unscaled, everything below 2^-6 would be subnormal), and the
 //     scale is an exponent offset (no multiply) that cancels in O / l because l sums the same
-//     scaled P (FA3 uses the same max offset of 8).
+//     scaled P (FA3 uses the same max offset of 8). Since session 22 m may lag the row's true max
+//     by up to kMaxSlackLog2 = 0.75 (the lazy max: O's rescale skipped), so P ≤ 2^8.75 = 430.5.
 //   - Not here: split-KV, packed GQA and the LSE (caps: plain); head_dim 64.
 //
 // Prediction (H100 SXM, 4x16x8192, d=128): FA3 reports ~1.2 PFLOP/s FP8 forward (paper, Fig. 7;
@@ -205,8 +206,6 @@
 // in the same call), 1x16x16384x256 1,009.8 -> 1,093.1, causal 939.7 -> 1,060.5 (+8 / +13 %):
 // ahead of cuDNN FP8's 1,054.2 / 981.5 (1.04x / 1.08x). GPU tests (172,795 assertions) and
 // memcheck / racecheck / synccheck clean on every changed kernel (calls 4, 5). rel_l2 unchanged.
-// Session 22 call 1: d256's in-kernel way too, at 40 / 232 (WgmmaFp8D256): +1.8 to +4.9 % at
-// 512-2,048 rows; GPU tests (172,796 assertions) and the three sanitizers clean.
 //   The register split (72 / 216), the ring (4 stages) and the tiles are still those the in-kernel
 //   transpose needed. Freed by the one-thread producer and measured (calls 9 and 10, against the
 //   committed kernels, two rounds): 24 / 240 registers -1 to -2.4 % at head_dim 128, +0.4 to +1.3 %
@@ -214,6 +213,27 @@
 //   128 keys (2 stages, 24 / 240, no spill, 230,456 B) -2.4 to -8.5 % (1x16x16384 984 -> 900,
 //   causal 940 -> 893) though it held a 100 MHz higher clock. None kept. (cuDNN's FP8 kernel runs
 //   256-key tiles at head_dim 128 with 240-register consumers: not tried.)
+// Session 22 (results/nvidia-h100-80gb-hbm3/session22/, H100 SXM):
+//   - Call 1: Q in registers on d256's in-kernel way too, at 40 / 232 (WgmmaFp8D256): +1.8 to
+//     +4.9 % at 512-2,048 rows (its comment); GPU tests and the three sanitizers clean.
+//   - Call 2 (ncu at the base clock, 1x16x16384x256 on the pre-pass way): 6.20 M cycles, tensor
+//     pipe 67.8 %, MUFU 36 %, issue 42 % (cuDNN FP8's persistent 64x128x256 kernel: 6.74 M, 62 %).
+//     Per 128x64 CTA tile ~1,510 cycles against the tensor pipe's 1,024. A consumer warp's
+//     samples: softmax 50 % (its exponentials 31 %, MUFU shared with the other warpgroup's warp on
+//     the scheduler), the packing of P and O's rescale 14 %, the token and S waits 10 % each, the
+//     GEMM issue 13 %. O's 128-FMUL rescale ran on 20 % of the warp-tiles (a row max rose). The
+//     pre-pass: 64.8 us, stalled on shared memory (a byte per LDS, 6.4 M bank conflicts).
+//   - Call 3: the lazy row max (online_softmax_tile's kLazyMax, kMaxSlackLog2 = 0.75: a row's max
+//     rises only when a tile's exceeds it by more than 0.75 in base-2 logits, so P <= 2^8.75 <
+//     448 and O's rescale is skipped more often), and the pre-pass reading 32-bit words with PRMT
+//     byte transposes (fp8_vt_prepass_kernel: 64.8 -> 47.4 us, bank conflicts 6.4 M -> 0.11 M).
+//     Steady state, two rounds, TFLOP/s before -> lazy max -> both: 1x16x16384x256 1,053.1 ->
+//     1,075.0 -> 1,088.9, causal 1,008.9 -> 1,034.3 -> 1,042.7 (+3.3 / +3.4 %); 4x16x8192x128
+//     812.0 -> 816.8 -> 820.6, causal 756.0 -> 757.7 -> 765.4 (+1.1 / +1.3 %); 1x16x16384x128
+//     851.5 -> 848.9 -> 849.7, causal 814.3 -> 819.5 -> 828.5; energy per launch -1 to -3 %.
+//     rel_l2 0.0254-0.0261 -> 0.026-0.0265 non-causal, 0.021 -> 0.022 causal (tolerance 0.0625).
+//     GPU tests (172,796 assertions), memcheck at d128 and d256 and racecheck at d128 (the
+//     pre-pass way, seqlen_k 777) clean.
 // ptxas at the bottom, by the instance table.
 
 #include <cuda.h>
@@ -391,6 +411,9 @@ struct Fp8Traits : Config {
     static constexpr int kSchedBar = kEpilogueBar + kConsumerWarpgroups;
     static constexpr int kProducerBar = kSchedBar + kConsumerWarpgroups;
     static constexpr float kPScaleLog2 = 8.0f;  // P is scaled by 2^8 before e4m3 (header)
+    // A row's max is raised only when a tile's exceeds it by more than this (online_softmax_tile's
+    // kLazyMax): P <= 2^8.75 = 430.5 < 448, e4m3's largest finite value.
+    static constexpr float kMaxSlackLog2 = 0.75f;
 
     static constexpr int kEntryRegs = (65536 / kLaunchThreads) / 8 * 8;
 
@@ -803,8 +826,9 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_
     const int n_start = (blk.key_tile_begin + t) * kBlockN;
     if (tile_needs_mask(pos[0], n_start, kBlockN, p.seqlen_k, p.causal))
         mask_tile_by_key<kBlockN>(s, pos[1], pos[2], n_start, c.c0, p);
-    wgmma::online_softmax_tile<kBlockN>(s, row_max, row_sum, rescale, p.scale_log2 * p.q_descale * p.k_descale,
-                                        static_cast<float>(Tr::kPScaleLog2));
+    wgmma::online_softmax_tile<kBlockN, Tr::kAccS, kBlockN, wgmma::NoMidpoint, true>(
+        s, row_max, row_sum, rescale, p.scale_log2 * p.q_descale * p.k_descale, static_cast<float>(Tr::kPScaleLog2), {},
+        Tr::kMaxSlackLog2);
 }
 
 // P (fp32 accumulator layout) -> e4m3 A fragments in place, no lane exchange (header: σ). k-step
@@ -1020,12 +1044,20 @@ std::size_t vt_bytes(int batch, int heads_kv, int head_dim, int seqlen_k) {
 // Vᵀ[batch][K/V head][d][key'] = V[batch][key][K/V head][d] with the keys of each 16-key chunk in
 // σ's order (the header: byte 4t + j of a chunk holds key 2t + (j % 2) + 8·(j / 2)), which is the
 // order P's registers hold the keys in, so one TMA box of it is a Vᵀ slot as the consumers read
-// it. One CTA per 64 keys x 128 columns of one head: 64 rows of 128 bytes read as 16-byte vectors
-// (zeros past seqlen_k) into shared memory, then each thread builds whole 16-byte chunks of Vᵀ
-// rows. A memory-bound pass over V: one read and one write of its bytes.
+// it. One CTA per 128 keys x 128 columns of one head: 128 rows of 128 bytes read as 16-byte
+// vectors (zeros past seqlen_k) into shared memory; then each thread takes 4 columns x 16 keys,
+// reads them as 16 words (one per key), and builds the 4 columns' 16-byte chunks of Vᵀ by 4 x 4
+// byte transposes (8 PRMT each). A memory-bound pass over V: one read and one write of its bytes.
+// Session 20's version read a byte per key and column (64 LDS.U8 per 64 output bytes, 4-way bank
+// conflicts): 64 us for V's 67 MB at 1x16x16384x256 (session 22 call 2, ncu at the base clock,
+// ~2.1 TB/s read + write, stalled on the shared-memory pipe).
+constexpr int kVtPrepassKeys = 128;
 __global__ void __launch_bounds__(256) fp8_vt_prepass_kernel(const FwdParams p, uint8_t* vt, int keys_padded) {
-    constexpr int kKeys = 64, kCols = 128, kRowBytes = kCols + 16;  // +16: rows start in different banks
-    __shared__ __align__(16) uint8_t tile[kKeys * kRowBytes];
+    constexpr int kKeys = kVtPrepassKeys, kCols = 128, kWords = kCols / 4;
+    // Word w of row k sits at word w ^ swz(k): the 4 chunks a warp reads at once (rows 16 apart,
+    // the same word) land in 4 different banks. XOR by a multiple of 8 keeps 16-byte groups whole.
+    __shared__ __align__(16) uint32_t tile[kKeys * kWords];
+    const auto swz = [](int k) { return 8 * ((k / kVtKeyChunk) % 4); };
     const int key0 = blockIdx.x * kKeys;
     const int col_blocks = p.head_dim / kCols;
     const int head = blockIdx.y / col_blocks, col0 = (blockIdx.y % col_blocks) * kCols, batch = blockIdx.z;
@@ -1034,23 +1066,38 @@ __global__ void __launch_bounds__(256) fp8_vt_prepass_kernel(const FwdParams p, 
         const int k = i / (kCols / 16), c = i % (kCols / 16);
         uint4 x = make_uint4(0u, 0u, 0u, 0u);
         if (key0 + k < p.seqlen_k) x = *reinterpret_cast<const uint4*>(v + (key0 + k) * p.v_row_stride + 16 * c);
-        *reinterpret_cast<uint4*>(&tile[k * kRowBytes + 16 * c]) = x;
+        *reinterpret_cast<uint4*>(&tile[k * kWords + ((4 * c) ^ swz(k))]) = x;
     }
     __syncthreads();
-    uint8_t* out = vt + (static_cast<int64_t>(batch * p.heads_kv + head) * p.head_dim + col0) * keys_padded;
-    for (int i = threadIdx.x; i < kCols * (kKeys / kVtKeyChunk); i += blockDim.x) {
-        const int d = i / (kKeys / kVtKeyChunk), c = i % (kKeys / kVtKeyChunk);
-        const int first = key0 + kVtKeyChunk * c;
-        if (first >= keys_padded) continue;
-        const uint8_t* col = &tile[(kVtKeyChunk * c) * kRowBytes + d];
-        uint32_t w[4];
+    // Thread -> (word g: columns 4g..4g+3, chunk c: keys 16c..16c+15). The 4 lanes of a quad take
+    // 4 consecutive chunks of one word, so each store of a column writes 64 contiguous bytes.
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int g = 8 * (warp % 4) + lane / 4, c = 4 * (warp / 4) + lane % 4;
+    const int first = key0 + kVtKeyChunk * c;
+    if (first >= keys_padded) return;
+    uint32_t w[kVtKeyChunk];
 #pragma unroll
-        for (int t = 0; t < 4; ++t)
-            w[t] = static_cast<uint32_t>(col[(2 * t) * kRowBytes]) | static_cast<uint32_t>(col[(2 * t + 1) * kRowBytes]) << 8 |
-                   static_cast<uint32_t>(col[(2 * t + 8) * kRowBytes]) << 16 |
-                   static_cast<uint32_t>(col[(2 * t + 9) * kRowBytes]) << 24;
-        *reinterpret_cast<uint4*>(out + static_cast<int64_t>(d) * keys_padded + first) = make_uint4(w[0], w[1], w[2], w[3]);
+    for (int k = 0; k < kVtKeyChunk; ++k) {
+        const int row = kVtKeyChunk * c + k;
+        w[k] = tile[row * kWords + (g ^ swz(row))];
     }
+    uint4 out[4];  // out[e]: column 4g + e
+    uint32_t* o = reinterpret_cast<uint32_t*>(out);
+#pragma unroll
+    for (int t = 0; t < 4; ++t) {
+        // Keys 2t, 2t+1, 2t+8, 2t+9 of the chunk, byte e of each = column 4g + e.
+        const uint32_t x0 = __byte_perm(w[2 * t], w[2 * t + 1], 0x5140);      // a0 b0 a1 b1
+        const uint32_t x1 = __byte_perm(w[2 * t], w[2 * t + 1], 0x7362);      // a2 b2 a3 b3
+        const uint32_t y0 = __byte_perm(w[2 * t + 8], w[2 * t + 9], 0x5140);  // c0 d0 c1 d1
+        const uint32_t y1 = __byte_perm(w[2 * t + 8], w[2 * t + 9], 0x7362);  // c2 d2 c3 d3
+        o[0 * 4 + t] = __byte_perm(x0, y0, 0x5410);
+        o[1 * 4 + t] = __byte_perm(x0, y0, 0x7632);
+        o[2 * 4 + t] = __byte_perm(x1, y1, 0x5410);
+        o[3 * 4 + t] = __byte_perm(x1, y1, 0x7632);
+    }
+    uint8_t* dst = vt + (static_cast<int64_t>(batch * p.heads_kv + head) * p.head_dim + col0 + 4 * g) * keys_padded + first;
+#pragma unroll
+    for (int e = 0; e < 4; ++e) *reinterpret_cast<uint4*>(dst + static_cast<int64_t>(e) * keys_padded) = out[e];
 }
 
 // Which way a problem gets Vᵀ: the pre-pass where each K/V head's V is read by at least the config's
@@ -1081,7 +1128,7 @@ cudaError_t launch_with_prepass(const FwdParams& p, cudaStream_t stream) {
     if (p.workspace == nullptr || p.workspace_bytes < vt_bytes(p.batch, p.heads_kv, p.head_dim, p.seqlen_k))
         return cudaErrorInvalidValue;
     const int keys_padded = vt_keys_padded(p.seqlen_k);
-    const dim3 grid_t((p.seqlen_k + 63) / 64, p.heads_kv * (p.head_dim / 128), p.batch);
+    const dim3 grid_t((p.seqlen_k + kVtPrepassKeys - 1) / kVtPrepassKeys, p.heads_kv * (p.head_dim / 128), p.batch);
     fp8_vt_prepass_kernel<<<grid_t, 256, 0, stream>>>(p, static_cast<uint8_t*>(p.workspace), keys_padded);
     if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
     CUtensorMap vt_map;
