@@ -20,6 +20,12 @@ namespace fa {
 inline constexpr float kE4M3Max = 448.0f;           // largest finite e4m3
 inline constexpr double kE4M3UnitRoundoff = 0.0625;  // 2^-4: relative error of one rounding (normals)
 
+// The FP8 rung's P (08_wgmma_fp8.cu; modelled in tests/unit/test_fp8.cpp): p = 2^(s - m + 8) with
+// m the row's running max, which lags the true max by at most kFp8MaxSlackLog2 (the lazy max), so
+// P <= 2^8.75 = 430.5 < 448 never saturates and stays normal down to 2^-14 of the row max.
+inline constexpr float kFp8PScaleLog2 = 8.0f;
+inline constexpr float kFp8MaxSlackLog2 = 0.75f;
+
 // e4m3 bits -> float (exact: every e4m3 value is a float). Built from bits rather than with
 // ldexpf, whose call spilled the FP8 instance of the GPU reference's kernel.
 FA_HOST_DEVICE inline float e4m3_to_float(uint8_t bits) {

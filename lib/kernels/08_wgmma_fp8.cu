@@ -251,6 +251,7 @@
 #include "device/online_softmax.cuh"
 #include "device/ptx.cuh"
 #include "device/wgmma_steps.cuh"  // load_key_rows: the K/V TMA loader of every Hopper rung
+#include "fa/fp8.h"
 #include "kernels/kernels.h"
 
 namespace fa {
@@ -410,10 +411,10 @@ struct Fp8Traits : Config {
     static constexpr int kEpilogueBar = 1;
     static constexpr int kSchedBar = kEpilogueBar + kConsumerWarpgroups;
     static constexpr int kProducerBar = kSchedBar + kConsumerWarpgroups;
-    static constexpr float kPScaleLog2 = 8.0f;  // P is scaled by 2^8 before e4m3 (header)
+    static constexpr float kPScaleLog2 = kFp8PScaleLog2;  // P is scaled by 2^8 before e4m3 (header)
     // A row's max is raised only when a tile's exceeds it by more than this (online_softmax_tile's
-    // kLazyMax): P <= 2^8.75 = 430.5 < 448, e4m3's largest finite value.
-    static constexpr float kMaxSlackLog2 = 0.75f;
+    // kLazyMax): P <= 2^8.75 = 430.5 < 448, e4m3's largest finite value (fa/fp8.h).
+    static constexpr float kMaxSlackLog2 = kFp8MaxSlackLog2;
 
     static constexpr int kEntryRegs = (65536 / kLaunchThreads) / 8 * 8;
 
