@@ -132,6 +132,16 @@ struct MmaTraits {
     // 128 FMULs a thread); at d=64 always rescaling, as the CuTe DSL example does, measured
     // +0-2 % (2x32x8192x64: 317.4 -> 318.1 TFLOP/s non-causal, 298.9 -> 305.3 causal; one call).
     static constexpr bool kSkipUnitRescale = kHeadDim != 64;
+    // The lazy max (softmax_rescale_fragment's kLazyMax, FlashAttention-4's conditional rescale): a
+    // row's max rises only past 8 base-2 logits of slack, so p <= 2^8 = 256 (bf16 / fp16 hold it
+    // exactly as they hold p <= 1) and the vote above skips O's rescale on nearly every key tile.
+    // Session 22 call 5a (H100 SXM, default timing rule, two rounds, TFLOP/s): d128 4x16x8192
+    // 373.4 -> 377.5, causal 372.4 -> 379.9; 1x16x16384 376.1 -> 379.6, causal 381.7 -> 388.2
+    // (+0.9 to +2.0 %). At d64 with the vote (both on) 2x32x8192 332.4 -> 319.9, causal 332.8 ->
+    // 316.7 (-4 / -5 %: the vote's branch splits the tile's one basic block, as when the vote was
+    // first measured there), and without the vote it saves nothing: d64 keeps the eager max.
+    static constexpr bool kLazyMax = kHeadDim != 64;
+    static constexpr float kMaxSlackLog2 = 8.0f;
 
     static constexpr int kWarpRows = kBlockM / kNWarps;  // query rows owned by one warp
     static constexpr int kMTiles = kWarpRows / 16;       // m16 tiles per warp (rows of S and O)
@@ -272,7 +282,8 @@ __device__ __forceinline__ void mma_key_tile(const LdsmAddr<Tr::kRowBytes>& v, i
     // The rescale factor without a per-row branch (the function's default): +5-6 % at head_dim 64; at
     // 128 +0-2 % (session 6, call 2), taken since the running K/V pointers left room for it (255
     // registers, no spill; with the old address math it spilled 80 bytes).
-    softmax_rescale_fragment<Tr::kSkipUnitRescale, kMasked>(s, o, m, l, p.scale_log2);
+    softmax_rescale_fragment<Tr::kSkipUnitRescale, kMasked, true, Tr::kLazyMax>(s, o, m, l, p.scale_log2,
+                                                                               Tr::kMaxSlackLog2);
 
     uint32_t pa[Tr::kMTiles][Tr::kKStepsPV][4];
     convert_p_fragment<T>(s, pa);
