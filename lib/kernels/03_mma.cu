@@ -96,6 +96,16 @@
 // softmax and P·V): all level at d=64 (328-331 against 331 non-causal) and d=128. The SASS shows
 // why: ptxas already issues this rung's exponentials between the P·V HMMAs (and the first row's
 // under the last Q·Kᵀ HMMAs), as in the example.
+// Session 22 (H100 SXM, bf16, default timing rule, two rounds, results/nvidia-h100-80gb-hbm3/
+// session22/): session 15's lazy max again (call 5a), against this rung as it was: d=128 +0.9 to
+// +2.0 % at all four points (4x16x8192 373.4 -> 377.5, causal 372.4 -> 379.9; 1x16x16384 376.1 ->
+// 379.6, causal 381.7 -> 388.2), the same sign as session 15's level to +2.6 %: kept at d=128
+// (MmaTraits::kLazyMax). d=64 with the vote -4 / -5 %: not there. Measured and not kept (call 6,
+// mma_256rows.patch): 256 query rows a CTA with 8 warps (one CTA per SM instead of two of 4
+// warps, so each K/V tile leaves L2 once per 256 rows; 226 / 255 registers, no spill): -5 to
+// -10 % at all six points (2x32x8192x64 338.0 -> 316.8, causal 338.6 -> 305.3; d=128 386-395 ->
+// 361-372) at a 50-130 MHz higher clock: the 8-warp barrier per key tile costs more than the L2
+// traffic it saves.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
