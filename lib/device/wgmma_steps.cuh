@@ -222,6 +222,10 @@ __device__ __forceinline__ void online_softmax_tile(float (&s)[kAccS], float (&r
     if constexpr (kMidpointColumn == kBlockN) midpoint();
 }
 
+// The bf16 / fp16 rungs' lazy-max slack (Tr::kLazyMax): p <= 2^8 = 256, which a 16-bit P holds
+// exactly as it holds p <= 1 (FlashAttention-4 uses the same 8).
+inline constexpr float kLazyMaxSlackLog2 = 8.0f;
+
 // Mask, online-softmax update and exponentiation of one S tile, in place (s becomes P in fp32).
 // Returns through `rescale` the factor the caller must apply to O for each of its two rows.
 // `t`: the tile's index among the CTA's key tiles (its keys start at key tile key_tile_begin + t).
@@ -237,8 +241,8 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_
     if (tile_needs_mask(position_of_row(p, m_start), n_start, kBlockN, p.seqlen_k, p.causal))
         mask_tile<kBlockN>(s, position_of_row(p, m_start + r0), position_of_row(p, m_start + r0 + 8), n_start, c.c0,
                            p);
-    online_softmax_tile<kBlockN, Tr::kAccS, Tr::kPvWaitColumn>(s, row_max, row_sum, rescale, p.scale_log2, 0.0f,
-                                                              midpoint);
+    online_softmax_tile<kBlockN, Tr::kAccS, Tr::kPvWaitColumn, Midpoint, Tr::kLazyMax>(
+        s, row_max, row_sum, rescale, p.scale_log2, 0.0f, midpoint, kLazyMaxSlackLog2);
 }
 
 // P (fp32, accumulator layout) -> wgmma A fragments. k16 step kk covers accumulator groups 2kk and
@@ -250,9 +254,12 @@ __device__ __forceinline__ void pack_p(uint32_t (&pa)[Tr::kKStepsPV * 4], const 
     for (int i = 0; i < Tr::kKStepsPV * 4; ++i) pa[i] = ptx::pack2<typename Tr::T>(s[2 * i], s[2 * i + 1]);
 }
 
-// O's rows scaled by the factors softmax_tile returned (the running max moved).
+// O's rows scaled by the factors softmax_tile returned (the running max moved). With the lazy max
+// (Tr::kLazyMax) a warp whose rows all kept their max skips it (the factors are exactly 1).
 template <class Tr>
 __device__ __forceinline__ void rescale_o(float (&o)[Tr::kAccO], const float (&rescale)[2]) {
+    if constexpr (Tr::kLazyMax)
+        if (__all_sync(0xffffffffu, rescale[0] == 1.0f && rescale[1] == 1.0f)) return;
 #pragma unroll
     for (int j = 0; j < Tr::kAccO / 4; ++j) {
         o[4 * j + 0] *= rescale[0];

@@ -54,6 +54,8 @@ struct WgmmaTileD128 {
     // 64 key columns (session 11 calls 9-10: +1-3 % against after them all, 2x16x8192x128 rung 9
     // 629 -> 646; before them all, -2 to -5 %).
     static constexpr int kPvWaitColumn = 64;
+    // The eager row max (wgmma_steps.cuh's online_softmax_tile without kLazyMax).
+    static constexpr bool kLazyMax = false;
 };
 
 // Head_dim 128 with 160 keys, rung 7's tile for long problems (issue #10; the rule that picks it:
@@ -86,6 +88,7 @@ struct WgmmaTileD64 {
     // Rungs 7 and 9: the P·V wait before the exponentials (session 11 call 10: +1.5-6.5 % against
     // after them all, 2x32x8192x64 rung 7 507 -> 518, causal 455 -> 470).
     static constexpr int kPvWaitColumn = 0;
+    static constexpr bool kLazyMax = false;
 };
 
 template <typename T_>
@@ -114,6 +117,10 @@ struct WgmmaTileD256 {
     // Rungs 7 and 9: the P·V wait after all the exponentials (session 11 call 9: after 40 columns
     // -1 to -3 %, before them -5 to -8 %).
     static constexpr int kPvWaitColumn = kBlockN;
+    // The lazy row max (wgmma_steps.cuh): O's rescale, 128 FMUL per thread after all the
+    // exponentials, is skipped by a warp vote on nearly every tile: +1 to +5 % on rungs 7 and 9
+    // over the FA2 grid's head_dim-256 rows (session 22 call 8; 07_wgmma_overlap.cu's header).
+    static constexpr bool kLazyMax = true;
 };
 
 // ---- Traits ----

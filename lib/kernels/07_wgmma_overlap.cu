@@ -131,6 +131,18 @@
 // Non-causal rows keep the old order. Below 2,048 keys this rung keeps it too: grouped, it
 // measured -8 to +3 % at 512 and 1,024 keys (d128 32x16x512 causal 260 -> 240).
 //
+// Session 22 (results/nvidia-h100-80gb-hbm3/session22/ call 8, H100 SXM, bf16, fa-bench's default
+// timing rule, two rounds): the lazy row max at head_dim 256 (WgmmaTileD256::kLazyMax, shared with
+// rungs 5, 6 and 9: a row's max rises only when a tile's exceeds it by more than 8 base-2 logits,
+// so p <= 256, and wgmma::rescale_o's warp vote skips O's 128-FMUL rescale, which at head_dim 256
+// runs after all the exponentials, on nearly every tile; FlashAttention-4's conditional rescale,
+// rung 8's since session 22 with a 0.75 slack). FA2 grid's head_dim-256 rows, this rung: 512
+// 432.2 -> 442.9, causal 293.0 -> 298.9; 1,024 560.4 -> 568.8, 412.3 -> 432.5; 2,048 628.4 ->
+// 647.2, 539.5 -> 559.2; 4,096 680.7 -> 699.5, 640.2 -> 652.9; 8,192 724.9 -> 739.2, 701.8 ->
+// 712.6; 16,384 742.3 -> 755.8, 738.5 -> 746.3 (+1.1 to +4.9 %); GPU tests pass. Head_dim 128 and
+// 64 keep the eager max: there the rescale's FMULs sit between the exponentials after the P·V
+// wait (overlap_schedule.cuh) and cost no issue slots, and a vote would split that basic block.
+//
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; 0-byte stack frame, no spills, no LDL/STL):
 //   dtype      D    M x N x threads (+128 launched)  stages  smem (B)   regs (entry/producer/consumer)
 //   bf16/fp16  128  128 x 128 x 256                  3       230,480    168 / 24 / 240 (uses R0-R184)

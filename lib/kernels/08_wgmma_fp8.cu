@@ -415,6 +415,10 @@ struct Fp8Traits : Config {
     // A row's max is raised only when a tile's exceeds it by more than this (online_softmax_tile's
     // kLazyMax): P <= 2^8.75 = 430.5 < 448, e4m3's largest finite value (fa/fp8.h).
     static constexpr float kMaxSlackLog2 = kFp8MaxSlackLog2;
+    // ... and wgmma::rescale_o's warp vote skips O's rescale where every factor is exactly 1 (the
+    // row max did not rise): whole warps skip the FMULs on the path to their next wgmma. Rung 8 has
+    // voted since session 4; the lazy max since session 22.
+    static constexpr bool kLazyMax = true;
 
     static constexpr int kEntryRegs = (65536 / kLaunchThreads) / 8 * 8;
 
@@ -827,7 +831,7 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_
     const int n_start = (blk.key_tile_begin + t) * kBlockN;
     if (tile_needs_mask(pos[0], n_start, kBlockN, p.seqlen_k, p.causal))
         mask_tile_by_key<kBlockN>(s, pos[1], pos[2], n_start, c.c0, p);
-    wgmma::online_softmax_tile<kBlockN, Tr::kAccS, kBlockN, wgmma::NoMidpoint, true>(
+    wgmma::online_softmax_tile<kBlockN, Tr::kAccS, kBlockN, wgmma::NoMidpoint, Tr::kLazyMax>(
         s, row_max, row_sum, rescale, p.scale_log2 * p.q_descale * p.k_descale, static_cast<float>(Tr::kPScaleLog2), {},
         Tr::kMaxSlackLog2);
 }
@@ -846,14 +850,6 @@ __device__ __forceinline__ void pack_p(uint32_t (&pa)[Tr::kPRegs], const float (
         pa[4 * kk + 2] = hopper::cvt_pack4_e4m3(x[8], x[9], x[12], x[13]);
         pa[4 * kk + 3] = hopper::cvt_pack4_e4m3(x[10], x[11], x[14], x[15]);
     }
-}
-
-template <class Tr>
-__device__ __forceinline__ void rescale_o(float (&o)[Tr::kAccO], const float (&rescale)[2]) {
-    // A factor is ex2(m_old - m_new) = exactly 1 where the row max did not rise; once most rows have
-    // seen their max, whole warps skip the 64 FMULs on the path to their next wgmma (bit-identical).
-    if (__all_sync(0xffffffffu, rescale[0] == 1.0f && rescale[1] == 1.0f)) return;
-    wgmma::rescale_o<Tr>(o, rescale);
 }
 
 // Tile t's slot released by this warp (its wgmmas reading K(t) and Vᵀ(t) waited).
@@ -950,7 +946,7 @@ __device__ __forceinline__ void consume(const Fp8Smem<Tr>& sm, const FwdParams& 
         uint32_t next_phase = 0;
 #pragma unroll 1
         for (int t = 0; t + 1 < n_tiles; ++t) {
-            rescale_o<Tr>(o, rescale);
+            wgmma::rescale_o<Tr>(o, rescale);
             pack_p<Tr>(pa, s);
             hopper::warpgroup_fence_operand(o);
             hopper::warpgroup_fence_operand(pa);
@@ -987,7 +983,7 @@ __device__ __forceinline__ void consume(const Fp8Smem<Tr>& sm, const FwdParams& 
             next_phase = nn_phase;
         }
         // Batch n: O = α·O + P(n-1)·V(n-1); the last warpgroup retires the token.
-        rescale_o<Tr>(o, rescale);
+        wgmma::rescale_o<Tr>(o, rescale);
         pack_p<Tr>(pa, s);
         hopper::warpgroup_fence_operand(o);
         hopper::warpgroup_fence_operand(pa);

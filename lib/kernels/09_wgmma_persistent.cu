@@ -231,6 +231,12 @@
 // head_dim-128 tile: 2 stages, 226 KiB, no spills; the staged 64-key head_dim-256 tile: 2 stages
 // and the O buffer, 226 KiB, no spills): no spills at any head_dim (d256 spilled 28 bytes outside
 // the tile loop until session 11's uniform index).
+//
+// Session 22 (session22/ call 8, H100 SXM, bf16, default timing rule, two rounds): the lazy row max
+// at head_dim 256 (07_wgmma_overlap.cu's header), both tiles: 512 479.4 -> 494.4, causal 321.5 ->
+// 329.1; 1,024 571.8 -> 585.1, 441.6 -> 461.0; 2,048 631.0 -> 647.0, 538.7 -> 554.2; 4,096 686.0 ->
+// 704.3, 648.6 -> 669.1; 8,192 724.1 -> 745.7, 692.6 -> 724.2; 16,384 739.8 -> 759.6, 727.3 ->
+// 748.5 (+2.3 to +4.6 %).
 
 #include <cstdint>
 #include <vector>
