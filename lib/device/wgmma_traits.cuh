@@ -120,6 +120,8 @@ struct WgmmaTileD256 {
     // The lazy row max (wgmma_steps.cuh): O's rescale, 128 FMUL per thread after all the
     // exponentials, is skipped by a warp vote on nearly every tile: +1 to +5 % on rungs 7 and 9
     // over the FA2 grid's head_dim-256 rows (session 22 call 8; 07_wgmma_overlap.cu's header).
+    // Rungs 5 and 6 share the tile and take it too: their GPU tests pass, their times were not
+    // taken (the session's device time went to rungs 7 and 9, the top rungs).
     static constexpr bool kLazyMax = true;
 };
 
