@@ -27,6 +27,17 @@ __device__ __forceinline__ float online_softmax_offset(float m_new) {
     return m_new == -CUDART_INF_F ? 0.0f : m_new;
 }
 
+// The lazy running max (FlashAttention-4's conditional rescale; softmax_rescale_fragment's and
+// wgmma::online_softmax_tile's kLazyMax): a row keeps its max m while a tile's candidate
+// max(m, tile max) exceeds it by at most a slack, so p = 2^(s' - m) may reach 2^slack and the
+// factor moving l and acc is exactly 1 on most tiles (the caller then skips acc's rescale). l and
+// acc stay relative to the same m, so acc / l and the LSE (m + log2 l) are unchanged. Both call
+// sites write the select out (m_cand - m <= slack ? m : m_cand; m = -inf takes m_cand, inf or NaN
+// comparing false): as a function call ptxas ordered the mma rung's selects differently.
+// The 16-bit rungs' slack: p <= 2^8 = 256, which bf16 and fp16 hold as exactly as p <= 1 (FA4's
+// choice too). The FP8 rung's is fa::kFp8MaxSlackLog2 (fa/fp8.h): e4m3 tops out at 448.
+inline constexpr float kLazyMaxSlackLog2 = 8.0f;
+
 // 1/l for the final normalization; l = 0 (row saw no visible key) gives zeros, not NaN.
 __device__ __forceinline__ float online_softmax_inv_sum(float l) {
     return l > 0.0f ? 1.0f / l : 0.0f;

@@ -72,11 +72,8 @@ __device__ __forceinline__ void mask_fragment(float (&s)[kMTiles][kNTiles][4], i
 // kRowsMayBeEmpty: some row may have seen only masked keys so far (a masked tile); false drops the
 // -inf guard of the exponent offset. kBranchFreeRescale: the rescale factor without a branch (the
 // comment in the body); false keeps the branch, which rung 4 measured faster (see its call).
-// kLazyMax: a row keeps its running max while the tile's exceeds it by at most max_slack_log2
-// (base-2 logits; FlashAttention-4's conditional rescaling), so p may reach 2^max_slack_log2 and,
-// with kSkipUnitRescale, O's rescale is skipped on nearly every tile once the first has set m.
-// m stays an upper bound of every logit seen minus at most the slack; l and O use the same m, so
-// O / l and the LSE (m + log2 l) are unchanged.
+// kLazyMax: the lazy running max (online_softmax.cuh) with max_slack_log2, so p may reach
+// 2^max_slack_log2 and, with kSkipUnitRescale, O's rescale is skipped on nearly every tile.
 template <bool kSkipUnitRescale = false, bool kRowsMayBeEmpty = true, bool kBranchFreeRescale = true,
           bool kLazyMax = false, int kMTiles, int kNTiles, int kNTilesO>
 __device__ __forceinline__ void softmax_rescale_fragment(float (&s)[kMTiles][kNTiles][4],
@@ -99,7 +96,7 @@ __device__ __forceinline__ void softmax_rescale_fragment(float (&s)[kMTiles][kNT
             }
             const float mx = quad_allreduce_max(fmaxf(mx2[0], mx2[1]));
             float m_new = fmaxf(m[mt][h], mx * scale_log2);
-            // NaN (both -inf) compares false: such a row takes m_new (-inf) as before.
+            // The lazy max (online_softmax.cuh, kLazyMaxSlackLog2's comment).
             if constexpr (kLazyMax) m_new = m_new - m[mt][h] <= max_slack_log2 ? m[mt][h] : m_new;
             const bool changed = m_new != m[mt][h];
             max_changed |= changed;

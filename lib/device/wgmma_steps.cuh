@@ -176,9 +176,8 @@ struct NoMidpoint {
     __device__ __forceinline__ void operator()() const {}
 };
 
-// kLazyMax: a row keeps its running max while the tile's max exceeds it by at most max_slack_log2
-// (base-2 logits), so P may reach 2^(p_shift_log2 + max_slack_log2) and O's rescale (a factor of
-// exactly 1) is skipped more often; the max still bounds every logit seen but by the slack.
+// kLazyMax: the lazy running max (online_softmax.cuh) with max_slack_log2, so P may reach
+// 2^(p_shift_log2 + max_slack_log2) and O's rescale (a factor of exactly 1) is skipped more often.
 template <int kBlockN, int kAccS, int kMidpointColumn = kBlockN, class Midpoint = NoMidpoint, bool kLazyMax = false>
 __device__ __forceinline__ void online_softmax_tile(float (&s)[kAccS], float (&row_max)[2], float (&row_sum)[2],
                                                     float (&rescale)[2], float scale_log2, float p_shift_log2,
@@ -197,7 +196,7 @@ __device__ __forceinline__ void online_softmax_tile(float (&s)[kAccS], float (&r
         tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 1));
         tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 2));
         float m_new = fmaxf(row_max[h], tile_max[h] * scale_log2);
-        // NaN (both -inf) compares false: such a row takes m_new as before.
+        // The lazy max (online_softmax.cuh, kLazyMaxSlackLog2's comment).
         if constexpr (kLazyMax) m_new = m_new - row_max[h] <= max_slack_log2 ? row_max[h] : m_new;
         // online_softmax_rescale / _offset (online_softmax.cuh), computed without branches (the
         // helper's ?: around an inline-asm ex2 becomes a branch): the softmax stays one basic
@@ -221,10 +220,6 @@ __device__ __forceinline__ void online_softmax_tile(float (&s)[kAccS], float (&r
     }
     if constexpr (kMidpointColumn == kBlockN) midpoint();
 }
-
-// The bf16 / fp16 rungs' lazy-max slack (Tr::kLazyMax): p <= 2^8 = 256, which a 16-bit P holds
-// exactly as it holds p <= 1 (FlashAttention-4 uses the same 8).
-inline constexpr float kLazyMaxSlackLog2 = 8.0f;
 
 // Mask, online-softmax update and exponentiation of one S tile, in place (s becomes P in fp32).
 // Returns through `rescale` the factor the caller must apply to O for each of its two rows.

@@ -151,7 +151,6 @@ struct MmaTraits {
     // 316.7 (-4 / -5 %: the vote's branch splits the tile's one basic block, as when the vote was
     // first measured there), and without the vote it saves nothing: d64 keeps the eager max.
     static constexpr bool kLazyMax = kHeadDim != 64;
-    static constexpr float kMaxSlackLog2 = 8.0f;
 
     static constexpr int kWarpRows = kBlockM / kNWarps;  // query rows owned by one warp
     static constexpr int kMTiles = kWarpRows / 16;       // m16 tiles per warp (rows of S and O)
@@ -293,7 +292,7 @@ __device__ __forceinline__ void mma_key_tile(const LdsmAddr<Tr::kRowBytes>& v, i
     // 128 +0-2 % (session 6, call 2), taken since the running K/V pointers left room for it (255
     // registers, no spill; with the old address math it spilled 80 bytes).
     softmax_rescale_fragment<Tr::kSkipUnitRescale, kMasked, true, Tr::kLazyMax>(s, o, m, l, p.scale_log2,
-                                                                               Tr::kMaxSlackLog2);
+                                                                               kLazyMaxSlackLog2);
 
     uint32_t pa[Tr::kMTiles][Tr::kKStepsPV][4];
     convert_p_fragment<T>(s, pa);

@@ -330,7 +330,6 @@ struct WgmmaFp8D256 {
 struct WgmmaFp8D256Prepass : WgmmaFp8D256 {
     static constexpr int kProducerRegs = 24;
     static constexpr int kConsumerRegs = 240;
-    static constexpr bool kQInRegisters = true;
 };
 
 template <class Config, bool kPrepass>
