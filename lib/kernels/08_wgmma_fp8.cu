@@ -38,12 +38,13 @@
 //     nothing; σ keeps every 16-byte chunk's keys inside that chunk, so the transpose stores
 //     whole chunks. Zero shuffles on the consumers' path.
 //   - Scales. S's scale is softmax_scale · q_descale · k_descale, folded into the exp2 scale; O
-//     is multiplied by v_descale with 1/l in the epilogue. P is quantized with the fixed scale
-//     2^8 = 256: p = 2^(s·scale_log2 - m + 8), so P ≤ 256 < 448 never saturates, stays normal
-//     down to 2^-14 of the row max (unscaled, everything below 2^-6 would be subnormal), and the
-//     scale is an exponent offset (no multiply) that cancels in O / l because l sums the same
-//     scaled P (FA3 uses the same max offset of 8). Since session 22 m may lag the row's true max
-//     by up to kMaxSlackLog2 = 0.75 (the lazy max: O's rescale skipped), so P ≤ 2^8.75 = 430.5.
+//     is multiplied by v_descale with 1/l in the epilogue. P is quantized with a fixed scale,
+//     2^kPScaleLog2: p = 2^(s·scale_log2 - m + kPScaleLog2), so P stays normal down to 2^-13 of
+//     the row max (unscaled, everything below 2^-6 would be subnormal), and the scale is an
+//     exponent offset (no multiply) that cancels in O / l because l sums the same scaled P. Until
+//     session 22 the offset was FA3's 8 (P ≤ 256); since then m may lag the row's true max by up
+//     to kMaxSlackLog2 (the lazy max: O's rescale skipped), and since session 23 the offset is 7
+//     with a slack of 1.75, so P ≤ 2^8.75 = 430.5 < 448 never saturates (fa/fp8.h has why).
 //   - Not here: split-KV, packed GQA and the LSE (caps: plain); head_dim 64.
 //
 // Prediction (H100 SXM, 4x16x8192, d=128): FA3 reports ~1.2 PFLOP/s FP8 forward (paper, Fig. 7;
@@ -234,6 +235,22 @@
 //     rel_l2 0.0254-0.0261 -> 0.026-0.0265 non-causal, 0.021 -> 0.022 causal (tolerance 0.0625).
 //     GPU tests (172,796 assertions), memcheck at d128 and d256 and racecheck at d128 (the
 //     pre-pass way, seqlen_k 777) clean.
+// Session 23 (results/nvidia-h100-80gb-hbm3/session23/, H100 SXM, default timing rule, two rounds):
+//   - Call 4: the P offset 2^7 with a lazy slack of 1.75 (was 2^8 and 0.75; P <= 2^8.75 both):
+//     4x16x8192x128 828.2 -> 831.5, causal 798.6 -> 806.9; 1x16x16384x128 864.3 -> 870.9, causal
+//     863.6 -> 864.0; 1x16x16384x256 1,116.2 -> 1,125.0, causal 1,089.0 -> 1,106.5 (+0.0 to
+//     +1.6 %; call 1's 2^7.25 / 1.5 and 2^6.75 / 2 the same sign, but not whole powers of two:
+//     fa/fp8.h). GPU tests pass on it.
+//   - Measured and not kept (calls 2-3, speculative_softmax.patch there): every tile after the
+//     first takes its exponentials, row sums and e4m3 packing with the running max before the
+//     tile's max is known (the FMNMX chain and two shuffles off the MUFU's path), and a warp whose
+//     rows' max must rise redoes the tile from S; P(t+1) in a second register buffer, the loop
+//     unrolled by two so the buffers alternate (a copy between them made ptxas serialize every
+//     wgmma, C7513; at d256 in-kernel's 232 registers the second buffer did too, C7512). Output
+//     bit-identical, GPU tests and sanitizers clean, and slower everywhere: 4x16x8192x128 850.0 ->
+//     745.0, causal 806.9 -> 687.1; 1x16x16384x256 1,137.8 -> 1,049.5 (-8 to -15 %), with slack
+//     1.75 -6 to -10 %. A warp has 16 rows, so its redo rate is far above a row's rise rate, and
+//     the unrolled loop alone cost 2-3 % (16x16x1024x256, in-kernel, no speculation).
 // ptxas at the bottom, by the instance table.
 
 #include <cuda.h>
@@ -410,7 +427,7 @@ struct Fp8Traits : Config {
     static constexpr int kEpilogueBar = 1;
     static constexpr int kSchedBar = kEpilogueBar + kConsumerWarpgroups;
     static constexpr int kProducerBar = kSchedBar + kConsumerWarpgroups;
-    static constexpr float kPScaleLog2 = kFp8PScaleLog2;  // P is scaled by 2^8 before e4m3 (header)
+    static constexpr float kPScaleLog2 = kFp8PScaleLog2;  // P is scaled by 2^7 before e4m3 (header)
     // A row's max is raised only when a tile's exceeds it by more than this (online_softmax_tile's
     // kLazyMax): P <= 2^8.75 = 430.5 < 448, e4m3's largest finite value (fa/fp8.h).
     static constexpr float kMaxSlackLog2 = kFp8MaxSlackLog2;
@@ -819,9 +836,9 @@ __device__ __forceinline__ void mask_tile_by_key(float (&s)[kAccS], int pos0, in
         }
 }
 
-// Mask and online softmax of one S tile in place (s becomes 2^8·P in fp32): rung 7's steps
+// Mask and online softmax of one S tile in place (s becomes 2^7·P in fp32): rung 7's steps
 // (wgmma_steps.cuh) with S's scale q_descale·k_descale·softmax_scale·log2(e) and P shifted up by
-// 2^kPScaleLog2, so p = 2^(s' - (m - 8)) is at most 256.
+// 2^kPScaleLog2, so p = 2^(s' - (m - kPScaleLog2)) is at most 2^(kPScaleLog2 + kMaxSlackLog2).
 template <class Tr>
 __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_max)[2], float (&row_sum)[2],
                                              float (&rescale)[2], const FwdParams& p, const BlockCoords& blk, int t,
