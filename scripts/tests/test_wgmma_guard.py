@@ -47,3 +47,8 @@ def test_cmake_uses_the_guard_unless_told_not_to():
     cmake = (Path(__file__).resolve().parents[2] / "CMakeLists.txt").read_text()
     assert 'option(FA_WGMMA_GUARD' in cmake
     assert "set(CMAKE_CUDA_COMPILER_LAUNCHER ${CMAKE_SOURCE_DIR}/scripts/wgmma_guard.sh)" in cmake
+
+
+def test_without_a_compiler_it_prints_usage_and_fails():
+    res = subprocess.run([str(GUARD)], capture_output=True, text=True, check=False)
+    assert res.returncode == 2 and res.stdout.startswith("usage:")
