@@ -427,7 +427,7 @@ struct Fp8Traits : Config {
     static constexpr int kEpilogueBar = 1;
     static constexpr int kSchedBar = kEpilogueBar + kConsumerWarpgroups;
     static constexpr int kProducerBar = kSchedBar + kConsumerWarpgroups;
-    static constexpr float kPScaleLog2 = kFp8PScaleLog2;  // P is scaled by 2^7 before e4m3 (header)
+    static constexpr float kPScaleLog2 = kFp8PScaleLog2;  // P is scaled by 2^this before e4m3 (header)
     // A row's max is raised only when a tile's exceeds it by more than this (online_softmax_tile's
     // kLazyMax): P <= 2^8.75 = 430.5 < 448, e4m3's largest finite value (fa/fp8.h).
     static constexpr float kMaxSlackLog2 = kFp8MaxSlackLog2;
@@ -836,7 +836,7 @@ __device__ __forceinline__ void mask_tile_by_key(float (&s)[kAccS], int pos0, in
         }
 }
 
-// Mask and online softmax of one S tile in place (s becomes 2^7·P in fp32): rung 7's steps
+// Mask and online softmax of one S tile in place (s becomes 2^kPScaleLog2·P in fp32): rung 7's steps
 // (wgmma_steps.cuh) with S's scale q_descale·k_descale·softmax_scale·log2(e) and P shifted up by
 // 2^kPScaleLog2, so p = 2^(s' - (m - kPScaleLog2)) is at most 2^(kPScaleLog2 + kMaxSlackLog2).
 template <class Tr>
