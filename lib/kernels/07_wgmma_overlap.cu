@@ -136,7 +136,7 @@
 // rungs 5, 6 and 9: a row's max rises only when a tile's exceeds it by more than 8 base-2 logits,
 // so p <= 256, and wgmma::rescale_o's warp vote skips O's 128-FMUL rescale, which at head_dim 256
 // runs after all the exponentials, on nearly every tile; FlashAttention-4's conditional rescale,
-// rung 8's since session 22 with a 0.75 slack). FA2 grid's head_dim-256 rows, this rung: 512
+// rung 8's since session 22 with its own e4m3 slack, fa/fp8.h). FA2 grid's head_dim-256 rows, this rung: 512
 // 432.2 -> 442.9, causal 293.0 -> 298.9; 1,024 560.4 -> 568.8, 412.3 -> 432.5; 2,048 628.4 ->
 // 647.2, 539.5 -> 559.2; 4,096 680.7 -> 699.5, 640.2 -> 652.9; 8,192 724.9 -> 739.2, 701.8 ->
 // 712.6; 16,384 742.3 -> 755.8, 738.5 -> 746.3 (+1.1 to +4.9 %); GPU tests pass. Head_dim 128 and

@@ -146,10 +146,10 @@ struct ModelError {
 // The FP8 rung's numerics on the CPU, one head, bshd with one head: Q, K, V already dequantized
 // (exact), S in FP64 (the tensor core's FP8 products are exact, its fp32 sums ~2^-23 per add),
 // online softmax over 128-key tiles with P = 2^(s·scale·log2e - m + fa::kFp8PScaleLog2) rounded
-// to e4m3 before P·V (the kernel's fixed P scale), m the lazy max (raised only when a tile's max exceeds it
-// by more than fa::kFp8MaxSlackLog2), the row sum of unrounded P, O times v_error (1: the kernel;
-// else a bug that scales V), stored as bf16. Against attention_reference_cpu. max_p: the
-// largest P before rounding.
+// to e4m3 before P·V (the kernel's fixed P scale), m the lazy max (raised only when a tile's max
+// exceeds it by more than fa::kFp8MaxSlackLog2), the row sum of unrounded P, O times v_error
+// (1: the kernel; else a bug that scales V), stored as bf16. Against attention_reference_cpu.
+// max_p: the largest P before rounding.
 ModelError fp8_kernel_model(int seqlen, bool causal, double v_error, uint32_t seed, float* max_p = nullptr) {
     const int D = 128;
     fa::ProblemShape p;
