@@ -20,16 +20,20 @@ namespace fa {
 inline constexpr float kE4M3Max = 448.0f;           // largest finite e4m3
 inline constexpr double kE4M3UnitRoundoff = 0.0625;  // 2^-4: relative error of one rounding (normals)
 
-// The FP8 rung's P (08_wgmma_fp8.cu; modelled in tests/unit/test_fp8.cpp): p = 2^(s - m + 7) with
+// The FP8 rung's P (08_wgmma_fp8.cu; modelled in tests/unit/test_fp8.cpp): p = 2^(s - m + 5) with
 // m the row's running max, which lags the true max by at most kFp8MaxSlackLog2 (the lazy max), so
-// P <= 2^8.75 = 430.5 < 448 never saturates and stays normal down to 2^-13 of the row max. The
-// offset is a whole power of two so that the max's own P (128) is exact in e4m3: at 2^7.25 and
+// P <= 2^8.75 = 430.5 < 448 never saturates and stays normal down to 2^-11 of the row max. The
+// offset is a whole power of two so that the max's own P (32) is exact in e4m3: at 2^7.25 and
 // 2^6.75 causal rel_l2 rose from 0.022 to 0.036 / 0.029 (session 23 call 1, rows whose few keys
-// leave the max's term dominant). Against 2^8 with slack 0.75 (P <= 2^8.75 too), the larger slack
-// lets a row's max rise, and O be rescaled, less often: +0.0 to +1.6 % on issue #11's six points
-// (session 23 call 4, H100 SXM, two rounds), rel_l2 0.0263 -> 0.0265, causal 0.0219 -> 0.0223.
-inline constexpr float kFp8PScaleLog2 = 7.0f;
-inline constexpr float kFp8MaxSlackLog2 = 1.75f;
+// leave the max's term dominant). The slack trades the normal range for rescales: 2^8 / 0.75
+// until session 22, 2^7 / 1.75 in session 23 (+0.0 to +1.6 %), 2^5 / 3.75 since session 24, where
+// a warp's 16 rows must raise a max on 0.15 % of its tiles (numpy model, d128, 8k keys; 12 % at
+// 1.75). That is what makes rung 8's speculative softmax pay at head_dim 128 (+6 to +13 %,
+// session 24 call 2, H100 SXM); the constants alone +2.2 / +2.6 % at 1x16x16384x256. rel_l2
+// 0.0265 -> 0.0268 non-causal, 0.0223 -> 0.0227 causal (the CPU model at 1,000 keys 0.0251 ->
+// 0.0255): terms below 2^-11 of the row max become subnormal, which long diffuse rows feel first.
+inline constexpr float kFp8PScaleLog2 = 5.0f;
+inline constexpr float kFp8MaxSlackLog2 = 3.75f;
 
 // e4m3 bits -> float (exact: every e4m3 value is a float). Built from bits rather than with
 // ldexpf, whose call spilled the FP8 instance of the GPU reference's kernel.

@@ -39,12 +39,17 @@
 //     whole chunks. Zero shuffles on the consumers' path.
 //   - Scales. S's scale is softmax_scale · q_descale · k_descale, folded into the exp2 scale; O
 //     is multiplied by v_descale with 1/l in the epilogue. P is quantized with a fixed scale,
-//     2^kPScaleLog2: p = 2^(s·scale_log2 - m + kPScaleLog2), so P stays normal down to 2^-13 of
+//     2^kPScaleLog2: p = 2^(s·scale_log2 - m + kPScaleLog2), so P stays normal down to 2^-11 of
 //     the row max (unscaled, everything below 2^-6 would be subnormal), and the scale is an
 //     exponent offset (no multiply) that cancels in O / l because l sums the same scaled P. Until
 //     session 22 the offset was FA3's 8 (P ≤ 256); since then m may lag the row's true max by up
-//     to kMaxSlackLog2 (the lazy max: O's rescale skipped), and since session 23 the offset is 7
-//     with a slack of 1.75, so P ≤ 2^8.75 = 430.5 < 448 never saturates (fa/fp8.h has why).
+//     to kMaxSlackLog2 (the lazy max: O's rescale skipped), and since session 24 the offset is 5
+//     with a slack of 3.75, so P ≤ 2^8.75 = 430.5 < 448 never saturates (fa/fp8.h has why).
+//   - The speculative softmax (head_dim 128, since session 24; softmax_pack_speculative): with a
+//     slack that wide a warp's running max almost never rises, so every tile after the first
+//     takes its exponentials, row sums and e4m3 packing with the running max, beside the tile
+//     max's FMNMX chain and shuffles instead of after them; a warp whose max must rise redoes
+//     the tile. P(t+1) is packed into a second register buffer while P(t)·V(t) reads the first.
 //   - Not here: split-KV, packed GQA and the LSE (caps: plain); head_dim 64.
 //
 // Prediction (H100 SXM, 4x16x8192, d=128): FA3 reports ~1.2 PFLOP/s FP8 forward (paper, Fig. 7;
@@ -241,9 +246,10 @@
 //     863.6 -> 864.0; 1x16x16384x256 1,116.2 -> 1,125.0, causal 1,089.0 -> 1,106.5 (+0.0 to
 //     +1.6 %; call 1's 2^7.25 / 1.5 and 2^6.75 / 2 the same sign, but not whole powers of two:
 //     fa/fp8.h). GPU tests pass on it.
-//   - Measured and not kept (calls 2-3, speculative_softmax.patch there): every tile after the
-//     first takes its exponentials, row sums and e4m3 packing with the running max before the
-//     tile's max is known (the FMNMX chain and two shuffles off the MUFU's path), and a warp whose
+//   - Measured and not kept then (calls 2-3, speculative_softmax.patch there; kept at head_dim 128
+//     since session 24, with slack 3.75, below): every tile after the first takes its
+//     exponentials, row sums and e4m3 packing with the running max before the tile's max is
+//     known (the FMNMX chain and two shuffles off the MUFU's path), and a warp whose
 //     rows' max must rise redoes the tile from S; P(t+1) in a second register buffer, the loop
 //     unrolled by two so the buffers alternate (a copy between them made ptxas serialize every
 //     wgmma, C7513; at d256 in-kernel's 232 registers the second buffer did too, C7512). Output
@@ -251,6 +257,29 @@
 //     745.0, causal 806.9 -> 687.1; 1x16x16384x256 1,137.8 -> 1,049.5 (-8 to -15 %), with slack
 //     1.75 -6 to -10 %. A warp has 16 rows, so its redo rate is far above a row's rise rate, and
 //     the unrolled loop alone cost 2-3 % (16x16x1024x256, in-kernel, no speculation).
+// Session 24 (results/nvidia-h100-80gb-hbm3/session24/, H100 SXM, default timing rule, two rounds,
+// the bf16 rungs 7 and 9 in the same call):
+//   - Call 1: the P offset 2^5 with slack 3.75 (a5) and 2^4 / 4.75 (a4) against 2^7 / 1.75 (h),
+//     and session 23's speculative softmax on a5 (sp5). a5: +0.2 to +3.0 % (1x16x16384x256 1,119.6
+//     -> 1,147.3, causal 1,090.0 -> 1,122.4); a4 no better; sp5 at head_dim 128 +5.8 to +7.4 % over
+//     a5 (1x16x16384 880.2 -> 944.9, causal 865.3 -> 921.2; 4x16x8192 840.9 -> 897.7, causal 807.8
+//     -> 854.9), at head_dim 256 -1.9 / -2.3 % (so speculative at head_dim 128 only, and d256 on
+//     the rolled one-buffer loop). GPU tests pass on a5 and sp5; sanitizers clean on sp5.
+//   - Call 2, as committed against h: 4x16x8192x128 827.4 -> 880.0, causal 792.6 -> 847.7;
+//     1x16x16384x128 868.0 -> 941.2, causal 849.9 -> 911.4; 8x16x2048x128 (in-kernel) 650.7 ->
+//     736.0, causal 564.2 -> 614.8; 32x16x512x128 466.1 -> 492.0, causal 283.8 -> 294.5;
+//     1x16x16384x256 1,110.0 -> 1,134.5, causal 1,079.4 -> 1,107.4; 16x16x1024x256 736.3 -> 783.3,
+//     causal 552.5 -> 571.4 (+2.2 to +13.1 %). Against the best bf16 rung: d128 1.38-1.43x, d256
+//     1.52x. rel_l2 0.0262-0.0266 -> 0.0265-0.0268, causal 0.0218-0.0223 -> 0.0221-0.0227.
+//     GPU tests (172,828 assertions) and memcheck / racecheck / synccheck clean. ncu at the base
+//     clock (4x16x8192x128): tensor pipe 51.9 %, issue slots 41 %, 0.53 eligible warps a
+//     scheduler: latency, not a saturated pipe.
+//   - Call 3, measured and not kept (poly_exp2_and_d128_240.patch there): a share of the
+//     speculative softmax's exponentials on the FMA pipe (exp2_poly: rounding trick and a degree-2
+//     polynomial, as session 21 tried before the speculation), one 4-column group in 8 / 4 / 2:
+//     -2.2 to -2.6 %, -6.5 to -7.8 %, -14 to -16 % at all four head_dim-128 points; the pre-pass
+//     way at 24 / 240 registers (one TMA producer thread, as d256's): -1.5 to -2.1 %. The
+//     exponentials' MUFU cycles are not the bound; every extra instruction on the consumers is.
 // ptxas at the bottom, by the instance table.
 
 #include <cuda.h>
@@ -305,6 +334,12 @@ struct WgmmaFp8D128 {
     static constexpr bool kQInRegisters = true;
     // The V pre-pass from 4,096 query rows per K/V head, 8,192 causal (use_vt_prepass).
     static constexpr long long kVtPrepassMinRows = 4096;
+    // Exponentials before the row max (softmax_pack_speculative): P(t+1) packed beside P(t), 16
+    // registers more, no spill at 216. Session 24 call 1 (H100 SXM, two rounds, against the same
+    // constants without it): 4x16x8192 840.9 -> 897.7, causal 807.8 -> 854.9; 1x16x16384 880.2 ->
+    // 944.9, causal 865.3 -> 921.2 (+5.8 to +7.4 %). Session 23 measured it -6 to -15 % at slack
+    // 0.75 / 1.75, where a warp redid 12-23 % of its tiles; at 3.75 the model says 0.15 %.
+    static constexpr bool kSpeculativeSoftmax = true;
 };
 
 struct WgmmaFp8D256 {
@@ -336,6 +371,9 @@ struct WgmmaFp8D256 {
     static constexpr bool kQInRegisters = true;
     // The V pre-pass from half of head_dim 128's rows (use_vt_prepass has the numbers).
     static constexpr long long kVtPrepassMinRows = 2048;
+    // At 232 registers P(t+1) beside P(t) (8 more) left ptxas too few to keep the wgmmas
+    // asynchronous (C7512: it serialized them): the in-kernel way packs P after the P·V wait.
+    static constexpr bool kSpeculativeSoftmax = false;
 };
 
 // Head_dim 256 on the pre-pass way, whose producer is one TMA thread: its registers go to the
@@ -347,6 +385,10 @@ struct WgmmaFp8D256 {
 struct WgmmaFp8D256Prepass : WgmmaFp8D256 {
     static constexpr int kProducerRegs = 24;
     static constexpr int kConsumerRegs = 240;
+    // Speculative here too (it fits at 240, no C7512) measured -1.9 / -2.3 % (session 24 call 1,
+    // 1x16x16384x256 at 2^5 / 3.75: 1,147.3 -> 1,125.8, causal 1,122.4 -> 1,096.1): d256's softmax
+    // is half of d128's per tile, so the latency it hides is small beside the second P buffer's
+    // registers and the loop unrolled by two.
 };
 
 template <class Config, bool kPrepass>
@@ -868,6 +910,66 @@ __device__ __forceinline__ void pack_p(uint32_t (&pa)[Tr::kPRegs], const float (
     }
 }
 
+// softmax_tile and pack_p for every tile after the first, with the exponentials taken before the
+// tile's row max is known. With the lazy max a row's max stays put unless the tile's exceeds it by
+// more than kMaxSlackLog2, which after a row's first tiles almost never happens; so the P of the
+// running max (the offset kept from the last tile) is the tile's P on nearly every tile, and its
+// exponentials, row sums and e4m3 packing need not wait for the row max's FMNMX chain and two
+// shuffles: they issue as soon as S lands, beside that chain. The warp then votes: if every row of
+// the warp kept its max (the same test as online_softmax_tile's), P stands and O's factor is 1;
+// otherwise the warp redoes the tile as softmax_tile would, from S, which stays intact (P goes
+// straight into pn, the e4m3 fragments of the next P·V). Both paths give softmax_tile's bits.
+template <class Tr>
+__device__ __forceinline__ void softmax_pack_speculative(float (&s)[Tr::kAccS], uint32_t (&pn)[Tr::kPRegs],
+                                                         float (&row_max)[2], float (&row_sum)[2], float (&rescale)[2],
+                                                         const FwdParams& p, const BlockCoords& blk, int t,
+                                                         const Fp8Consumer<Tr>& c, const int (&pos)[3]) {
+    constexpr int kBlockN = Tr::kBlockN;
+    const int n_start = (blk.key_tile_begin + t) * kBlockN;
+    if (tile_needs_mask(pos[0], n_start, kBlockN, p.seqlen_k, p.causal))
+        mask_tile_by_key<kBlockN>(s, pos[1], pos[2], n_start, c.c0, p);
+    const float scale_log2 = p.scale_log2 * p.q_descale * p.k_descale;
+    // online_softmax_tile's offset for a row that keeps its max (a row at -inf never keeps it).
+    const float offset[2] = {row_max[0] - static_cast<float>(Tr::kPScaleLog2),
+                             row_max[1] - static_cast<float>(Tr::kPScaleLog2)};
+    float sum[2] = {row_sum[0], row_sum[1]};
+#pragma unroll
+    for (int kk = 0; kk < Tr::kKStepsPV; ++kk) {
+        float x[16];
+#pragma unroll
+        for (int i = 0; i < 16; ++i) {
+            x[i] = ptx::ex2_approx(fmaf(s[16 * kk + i], scale_log2, -offset[(i >> 1) & 1]));
+            sum[(i >> 1) & 1] += x[i];
+        }
+        pn[4 * kk + 0] = hopper::cvt_pack4_e4m3(x[0], x[1], x[4], x[5]);
+        pn[4 * kk + 1] = hopper::cvt_pack4_e4m3(x[2], x[3], x[6], x[7]);
+        pn[4 * kk + 2] = hopper::cvt_pack4_e4m3(x[8], x[9], x[12], x[13]);
+        pn[4 * kk + 3] = hopper::cvt_pack4_e4m3(x[10], x[11], x[14], x[15]);
+    }
+    float tile_max[2] = {-CUDART_INF_F, -CUDART_INF_F};
+#pragma unroll
+    for (int j = 0; j < kBlockN / 8; ++j) {
+        tile_max[0] = fmaxf(tile_max[0], fmaxf(s[4 * j + 0], s[4 * j + 1]));
+        tile_max[1] = fmaxf(tile_max[1], fmaxf(s[4 * j + 2], s[4 * j + 3]));
+    }
+    bool keep = true;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 1));
+        tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 2));
+        keep = keep && fmaxf(row_max[h], tile_max[h] * scale_log2) - row_max[h] <= Tr::kMaxSlackLog2;
+    }
+    if (__all_sync(0xffffffffu, keep)) {
+        rescale[0] = rescale[1] = 1.0f;
+        row_sum[0] = sum[0];
+        row_sum[1] = sum[1];
+    } else {
+        wgmma::online_softmax_tile<kBlockN, Tr::kAccS, kBlockN, wgmma::NoMidpoint, Tr::kLazyMax>(
+            s, row_max, row_sum, rescale, scale_log2, static_cast<float>(Tr::kPScaleLog2), {}, Tr::kMaxSlackLog2);
+        pack_p<Tr>(pn, s);
+    }
+}
+
 // Tile t's slot released by this warp (its wgmmas reading K(t) and Vᵀ(t) waited).
 template <class Tr>
 __device__ __forceinline__ void release(const Fp8Smem<Tr>& sm, const Fp8Consumer<Tr>& c, int slot) {
@@ -936,7 +1038,8 @@ __device__ __forceinline__ void consume(const Fp8Smem<Tr>& sm, const FwdParams& 
     float row_max[2] = {-CUDART_INF_F, -CUDART_INF_F};
     float row_sum[2] = {0.0f, 0.0f};
     float s[Tr::kAccS];
-    uint32_t pa[Tr::kPRegs];
+    // P(t) and P(t+1): the speculative softmax writes one while P·V reads the other.
+    uint32_t pa[Tr::kPRegs], pn[Tr::kPRegs];
     float rescale[2];
 
     ptx::mbarrier_wait_parity(sm.bar_q, 0);
@@ -956,31 +1059,34 @@ __device__ __forceinline__ void consume(const Fp8Smem<Tr>& sm, const FwdParams& 
         hopper::wgmma_wait_group<0>();
         hopper::warpgroup_fence_operand(s);
         softmax_tile(s, row_max, row_sum, rescale, p, blk, 0, c, pos);
+        pack_p<Tr>(pa, s);
         ptx::mbarrier_wait_parity(sm.bar_v0, 0);  // Vᵀ(0), for batch 1 (or batch n = 1)
 
         int stage = 0, next_stage = 1;
         uint32_t next_phase = 0;
-#pragma unroll 1
-        for (int t = 0; t + 1 < n_tiles; ++t) {
+        // Batch t+1 for t + 1 < n_tiles: P(t) from pc, P(t+1) into pnx.
+        auto batch = [&](int t, uint32_t(&pc)[Tr::kPRegs], uint32_t(&pnx)[Tr::kPRegs]) {
             wgmma::rescale_o<Tr>(o, rescale);
-            pack_p<Tr>(pa, s);
             hopper::warpgroup_fence_operand(o);
-            hopper::warpgroup_fence_operand(pa);
+            hopper::warpgroup_fence_operand(pc);
             ptx::mbarrier_wait_parity(sm.bar_k0 + 8 * next_stage, next_phase);  // K(t+1)
             c.wait_turn();
             hopper::warpgroup_fence_operand(o);
-            hopper::warpgroup_fence_operand(pa);
+            hopper::warpgroup_fence_operand(pc);
             hopper::warpgroup_fence_operand(s);
             hopper::wgmma_fence();
             issue_qk(s, c, next_stage, qa);
             hopper::wgmma_commit_group();
-            issue_pv(o, pa, c, stage);
+            issue_pv(o, pc, c, stage);
             hopper::wgmma_commit_group();
             c.pass_turn();
             hopper::warpgroup_fence_operand(s);
             hopper::wgmma_wait_group<1>();  // S(t+1) landed; P(t)·V(t) may still run
             hopper::warpgroup_fence_operand(s);
-            softmax_tile(s, row_max, row_sum, rescale, p, blk, t + 1, c, pos);
+            if constexpr (Tr::kSpeculativeSoftmax)
+                softmax_pack_speculative(s, pnx, row_max, row_sum, rescale, p, blk, t + 1, c, pos);
+            else
+                softmax_tile(s, row_max, row_sum, rescale, p, blk, t + 1, c, pos);
             ptx::mbarrier_wait_parity(sm.bar_v0 + 8 * next_stage, next_phase);  // Vᵀ(t+1)
             int nn_stage = next_stage + 1;
             uint32_t nn_phase = next_phase;
@@ -989,32 +1095,57 @@ __device__ __forceinline__ void consume(const Fp8Smem<Tr>& sm, const FwdParams& 
                 nn_phase ^= 1u;
             }
             hopper::warpgroup_fence_operand(o);
-            hopper::warpgroup_fence_operand(pa);
+            hopper::warpgroup_fence_operand(pc);
             hopper::wgmma_wait_group<0>();
             hopper::warpgroup_fence_operand(o);
-            hopper::warpgroup_fence_operand(pa);
+            hopper::warpgroup_fence_operand(pc);
+            if constexpr (!Tr::kSpeculativeSoftmax) pack_p<Tr>(pnx, s);  // pc's wgmma is done
             release(sm, c, stage);  // K(t) read by batch t, Vᵀ(t) by batch t+1
             stage = next_stage;
             next_stage = nn_stage;
             next_phase = nn_phase;
-        }
+        };
         // Batch n: O = α·O + P(n-1)·V(n-1); the last warpgroup retires the token.
-        wgmma::rescale_o<Tr>(o, rescale);
-        pack_p<Tr>(pa, s);
-        hopper::warpgroup_fence_operand(o);
-        hopper::warpgroup_fence_operand(pa);
-        c.wait_turn();
-        hopper::warpgroup_fence_operand(o);
-        hopper::warpgroup_fence_operand(pa);
-        hopper::wgmma_fence();
-        issue_pv(o, pa, c, stage);
-        hopper::wgmma_commit_group();
-        if (!c.last_wg) c.pass_turn();
-        hopper::warpgroup_fence_operand(o);
-        hopper::wgmma_wait_group<0>();
-        hopper::warpgroup_fence_operand(o);
-        hopper::warpgroup_fence_operand(pa);
-        release(sm, c, stage);
+        auto last_batch = [&](uint32_t(&pc)[Tr::kPRegs]) {
+            wgmma::rescale_o<Tr>(o, rescale);
+            hopper::warpgroup_fence_operand(o);
+            hopper::warpgroup_fence_operand(pc);
+            c.wait_turn();
+            hopper::warpgroup_fence_operand(o);
+            hopper::warpgroup_fence_operand(pc);
+            hopper::wgmma_fence();
+            issue_pv(o, pc, c, stage);
+            hopper::wgmma_commit_group();
+            if (!c.last_wg) c.pass_turn();
+            hopper::warpgroup_fence_operand(o);
+            hopper::wgmma_wait_group<0>();
+            hopper::warpgroup_fence_operand(o);
+            hopper::warpgroup_fence_operand(pc);
+            release(sm, c, stage);
+        };
+        if constexpr (Tr::kSpeculativeSoftmax) {
+            // P alternates between pa and pn, two batches a trip: a copy of pn into pa (one buffer
+            // written under the P·V batch that reads the other) made ptxas serialize every wgmma.
+            int t = 0;
+#pragma unroll 1
+            while (true) {
+                if (t + 1 >= n_tiles) {
+                    last_batch(pa);
+                    break;
+                }
+                batch(t++, pa, pn);
+                if (t + 1 >= n_tiles) {
+                    last_batch(pn);
+                    break;
+                }
+                batch(t++, pn, pa);
+            }
+        } else {
+            // One buffer, packed after the P·V wait; the loop rolled (unrolled by two it cost 2-3 %).
+#pragma unroll 1
+            for (int t = 0; t + 1 < n_tiles; ++t) batch(t, pa, pa);
+            last_batch(pa);
+        }
     }
     store_o(o, row_sum, c, sm, tm_o, p);
 }

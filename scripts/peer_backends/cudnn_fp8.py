@@ -11,7 +11,7 @@ before S·V, times scale_s; cuDNN then multiplies by descale_s. fa-bench's user 
 P: it is the kernel's business. The numerators exp(s - running max) are at most 1, so scale_s = 2^8
 maps them onto e4m3's normal range down to 2^-14 of the row max (unscaled, values below 2^-6
 would be subnormal and lose precision) and never saturates (1·2^8 = 256 < 448); a power of two keeps
-descale_s exact. fa-bench's own FP8 rung did the same until session 23 and now scales by 2^7 with a
+descale_s exact. fa-bench's own FP8 rung did the same until session 23 and now scales by 2^5 with a
 lazy running max that lets P reach 2^8.75 (README "FP8 (e4m3)"): a power of two either way, so both
 round P to the same relative grid (e4m3's spacing scales with the value above its subnormals). FA3
 scales by 2^8 too (its FP8 softmax subtracts max - 8 in the exponent).
