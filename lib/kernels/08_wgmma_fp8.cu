@@ -280,6 +280,10 @@
 //     -2.2 to -2.6 %, -6.5 to -7.8 %, -14 to -16 % at all four head_dim-128 points; the pre-pass
 //     way at 24 / 240 registers (one TMA producer thread, as d256's): -1.5 to -2.1 %. The
 //     exponentials' MUFU cycles are not the bound; every extra instruction on the consumers is.
+//   - Call 4, not kept (token_d256_and_tree_sums.patch there): the row sums of each 32-key step
+//     added apart before the running sum (chains of 8 FADDs instead of 32): -5.0 to -7.1 % at the
+//     four d128 points; the issue token off at d256 (session 19: +1-2 %): level (1,167.0 ->
+//     1,164.3, causal 1,139.3 -> 1,143.5). The tile max as a two-chain tree spilled 40 B.
 // ptxas at the bottom, by the instance table.
 
 #include <cuda.h>
