@@ -9,11 +9,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "fa/fp8.h"
 #include "fa/launch_plan.h"
 #include "fa/reference.h"
 #include "fa/registry.h"
@@ -140,6 +143,51 @@ struct CaseData {
         }
     }
 
+    // Inputs given on the host (float values, encoded here in p.dtype; FP8 with a power-of-two
+    // per-tensor scale from the amax, fa/fp8.h's rule), against the FP64 CPU reference on what
+    // the device holds.
+    CaseData(const fa::ProblemShape& shape, const std::vector<float>& q, const std::vector<float>& k,
+             const std::vector<float>& v)
+        : p(shape) {
+        q_elems = static_cast<std::size_t>(p.batch) * p.seqlen_q * p.heads * p.head_dim;
+        kv_elems = static_cast<std::size_t>(p.batch) * p.seqlen_k * p.kv_heads() * p.head_dim;
+        rows = static_cast<std::size_t>(p.batch) * p.heads * p.seqlen_q;
+        REQUIRE(q.size() == q_elems);
+        REQUIRE(k.size() == kv_elems);
+        REQUIRE(v.size() == kv_elems);
+        cuda_ok(cudaMalloc(&t.o, q_elems * fa::output_bytes(p.dtype)));
+        cuda_ok(cudaMalloc(&lse, rows * sizeof(float)));
+        upload(&t.q, q, &descale.q);
+        upload(&t.k, k, &descale.k);
+        upload(&t.v, v, &descale.v);
+        std::vector<double> lse64;
+        const std::vector<double> ref64 = fa::attention_reference_cpu(
+            p, host_float(t.q, p.dtype, q_elems, descale.q), host_float(t.k, p.dtype, kv_elems, descale.k),
+            host_float(t.v, p.dtype, kv_elems, descale.v), &lse64);
+        ref.assign(ref64.begin(), ref64.end());
+        ref_lse.assign(lse64.begin(), lse64.end());
+    }
+
+    void upload(void** dst, const std::vector<float>& x, float* descale_out) {
+        std::vector<unsigned char> raw(x.size() * fa::input_bytes(p.dtype));
+        *descale_out = 1.0f;
+        if (p.dtype == fa::DType::Float32) {
+            std::memcpy(raw.data(), x.data(), raw.size());
+        } else if (p.dtype == fa::DType::Float8E4M3FN) {
+            float amax = 0.0f;
+            for (float e : x) amax = std::max(amax, std::fabs(e));
+            const int e2 = fa::fp8_scale_exponent(amax);
+            for (std::size_t i = 0; i < x.size(); ++i) raw[i] = fa::float_to_e4m3(std::ldexp(x[i], e2));
+            *descale_out = std::ldexp(1.0f, -e2);
+        } else {
+            auto* bits = reinterpret_cast<uint16_t*>(raw.data());
+            for (std::size_t i = 0; i < x.size(); ++i)
+                bits[i] = p.dtype == fa::DType::BFloat16 ? fa::float_to_bf16_bits(x[i]) : fa::float_to_fp16_bits(x[i]);
+        }
+        cuda_ok(cudaMalloc(dst, raw.size()));
+        cuda_ok(cudaMemcpy(*dst, raw.data(), raw.size(), cudaMemcpyHostToDevice));
+    }
+
     // One launch of `inst` as the runner does it (fa/launch_plan.h), with `num_splits` asked for
     // (0: the heuristic), checked against the reference: O always, the LSE where the kernel
     // writes it.
@@ -249,6 +297,69 @@ TEST_CASE("every kernel matches the reference on long key rows", "[gpu]") {
                     if (kernel->caps.split_kv) data.run(*kernel, *inst, 3, label);  // and split in three
                 }
             }
+}
+
+// Scores that rise by more than the lazy max's slack from one key tile to the next, from either end
+// of the key row towards its middle, so whichever way a rung visits its tiles a row's max moves on
+// every tile until the middle. That runs on many rows the paths random inputs rarely take: O's
+// rescale behind the lazy max (mma at head_dim 128, rungs 5-7 and 9 at 256: a row's max rises
+// past 2^8 of slack) and rung 8's speculative softmax, whose warp redoes a tile when any row's max
+// must rise past 3.75 base-2 logits (random rows: 0.15 % of a warp's tiles at 8k keys; session
+// 24). Score of key j (base-2 logits, after the softmax scale): 6 per 64 keys nearer the middle,
+// plus terms that differ by row and by key so rows do not move in lock-step; V pseudo-random. A
+// numpy model of these inputs, FP8-quantized, visiting tiles last to first as rung 8 does: its
+// warps redo 15 of 35 tiles at head_dim 128 and 1,000 keys, 45 of 217 causal, 5 of 5 at 129 keys
+// (35 / 75, 106 / 465 and 5 / 10 at head_dim 256). 65 query rows (a 64-row warpgroup and one row
+// of the next; causal: as many as keys), 1,000 keys and 129 (a 1-key tile beside a full one),
+// every dtype and head_dim the matrix runs, against the FP64 reference.
+TEST_CASE("every kernel matches the reference when the row max rises from tile to tile", "[gpu]") {
+    for (fa::DType dtype : kDTypes)
+        for (int d : kHeadDims)
+            for (int seqlen_k : {1000, 129})
+                for (bool causal : {false, true}) {
+                    const Selection work = matrix_instances(dtype, d);
+                    if (work.empty()) continue;
+                    fa::ProblemShape p;
+                    p.batch = 1;
+                    p.heads = 2;
+                    // Causal masks from the top left: a row's keys are 0..row, so its rows must
+                    // reach past the middle to rise from tile to tile.
+                    p.seqlen_q = causal ? seqlen_k : 65;
+                    p.seqlen_k = seqlen_k;
+                    p.head_dim = d;
+                    p.causal = causal;
+                    p.dtype = dtype;
+                    const float scale = 1.0f / std::sqrt(static_cast<float>(d));  // the default softmax_scale
+                    const float log2e = 1.4426950408889634f;
+                    const std::size_t q_elems = static_cast<std::size_t>(p.heads) * p.seqlen_q * d;
+                    const std::size_t kv_elems = static_cast<std::size_t>(p.heads) * p.seqlen_k * d;
+                    std::vector<float> q(q_elems, 0.0f), k(kv_elems, 0.0f), v(kv_elems);
+                    // bshd: element (row, head, c) at (row * heads + head) * d + c. Q's column 0 is
+                    // 1, column 1 a small per-row term; K's column 0 carries the tile ramp in
+                    // logits (divided by scale·log2e so S·scale·log2e is the ramp), column 1 a
+                    // small per-key term.
+                    const float mid = 0.5f * static_cast<float>(seqlen_k - 1);
+                    for (int h = 0; h < p.heads; ++h) {
+                        for (int r = 0; r < p.seqlen_q; ++r) {
+                            float* qr = &q[(static_cast<std::size_t>(r) * p.heads + h) * d];
+                            qr[0] = 1.0f;
+                            qr[1] = 0.25f * static_cast<float>((r * 3 + h) % 5 - 2);
+                        }
+                        for (int j = 0; j < seqlen_k; ++j) {
+                            float* kj = &k[(static_cast<std::size_t>(j) * p.heads + h) * d];
+                            const float ramp = 6.0f / 64.0f * (mid - std::fabs(static_cast<float>(j) - mid));
+                            kj[0] = ramp / (scale * log2e);
+                            kj[1] = static_cast<float>((j * 7 + h) % 9 - 4) / (scale * log2e);
+                            float* vj = &v[(static_cast<std::size_t>(j) * p.heads + h) * d];
+                            for (int c = 0; c < d; ++c)
+                                vj[c] = static_cast<float>((j * 131 + c * 37 + h * 11) % 17 - 8) / 4.0f;
+                        }
+                    }
+                    CaseData data(p, q, k, v);
+                    const std::string label =
+                        fmt::format("rising max b1 h2 sq{} sk{} causal{}", p.seqlen_q, seqlen_k, causal);
+                    for (auto [kernel, inst] : work) data.run(*kernel, *inst, 1, label);
+                }
 }
 
 // Rung 8 takes Vᵀ from a pre-pass kernel where at least 4,096 query rows (8,192 if causal; half as
