@@ -165,6 +165,25 @@ __device__ __forceinline__ void mask_tile(float (&s)[kAccS], int pos0, int pos1,
         }
 }
 
+// The raw (unscaled) max of each of this thread's two rows over its columns of an S tile in the
+// accumulator layout; the row's max is that over the 4 lanes sharing it (lane / 4 equal):
+// quad_max, which callers issue per row beside what they do with it (moving both rows' shuffles
+// ahead of online_softmax_tile's per-row work changed the SASS of every Hopper rung).
+template <int kBlockN, int kAccS>
+__device__ __forceinline__ void thread_row_max(const float (&s)[kAccS], float (&tile_max)[2]) {
+    tile_max[0] = tile_max[1] = -CUDART_INF_F;
+#pragma unroll
+    for (int j = 0; j < kBlockN / 8; ++j) {
+        tile_max[0] = fmaxf(tile_max[0], fmaxf(s[4 * j + 0], s[4 * j + 1]));
+        tile_max[1] = fmaxf(tile_max[1], fmaxf(s[4 * j + 2], s[4 * j + 3]));
+    }
+}
+
+__device__ __forceinline__ float quad_max(float x) {
+    x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+    return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+}
+
 // The online-softmax update and exponentiation of one (masked) S tile, in place: s becomes
 // 2^p_shift_log2 · P in fp32 (the shift is 0 for bf16/fp16; rung 8 scales P into e4m3's range).
 // scale_log2 maps raw S to base-2 logits. Returns through `rescale` the factor the caller must
@@ -183,18 +202,12 @@ __device__ __forceinline__ void online_softmax_tile(float (&s)[kAccS], float (&r
                                                     float (&rescale)[2], float scale_log2, float p_shift_log2,
                                                     const Midpoint& midpoint = {}, float max_slack_log2 = 0.0f) {
     static_assert(kMidpointColumn % 8 == 0 && kMidpointColumn >= 0 && kMidpointColumn <= kBlockN, "8-column groups");
-    float tile_max[2] = {-CUDART_INF_F, -CUDART_INF_F};
-#pragma unroll
-    for (int j = 0; j < kBlockN / 8; ++j) {
-        tile_max[0] = fmaxf(tile_max[0], fmaxf(s[4 * j + 0], s[4 * j + 1]));
-        tile_max[1] = fmaxf(tile_max[1], fmaxf(s[4 * j + 2], s[4 * j + 3]));
-    }
+    float tile_max[2];
+    thread_row_max<kBlockN>(s, tile_max);
     float offset[2];
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-        // The 4 lanes sharing a row (lane / 4 equal) hold its kBlockN columns between them.
-        tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 1));
-        tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 2));
+        tile_max[h] = quad_max(tile_max[h]);
         float m_new = fmaxf(row_max[h], tile_max[h] * scale_log2);
         // The lazy max (online_softmax.cuh, kLazyMaxSlackLog2's comment).
         if constexpr (kLazyMax) m_new = m_new - row_max[h] <= max_slack_log2 ? row_max[h] : m_new;

@@ -882,6 +882,25 @@ __device__ __forceinline__ void mask_tile_by_key(float (&s)[kAccS], int pos0, in
         }
 }
 
+// softmax_tile's two halves, which softmax_pack_speculative calls apart: the mask of tile t, and
+// the online softmax of the masked tile with S's scale `scale_log2` (s_scale_log2).
+__device__ __forceinline__ float s_scale_log2(const FwdParams& p) { return p.scale_log2 * p.q_descale * p.k_descale; }
+
+template <class Tr>
+__device__ __forceinline__ void mask_s_tile(float (&s)[Tr::kAccS], const FwdParams& p, const BlockCoords& blk, int t,
+                                            const Fp8Consumer<Tr>& c, const int (&pos)[3]) {
+    const int n_start = (blk.key_tile_begin + t) * Tr::kBlockN;
+    if (tile_needs_mask(pos[0], n_start, Tr::kBlockN, p.seqlen_k, p.causal))
+        mask_tile_by_key<Tr::kBlockN>(s, pos[1], pos[2], n_start, c.c0, p);
+}
+
+template <class Tr>
+__device__ __forceinline__ void online_softmax_s(float (&s)[Tr::kAccS], float (&row_max)[2], float (&row_sum)[2],
+                                                 float (&rescale)[2], float scale_log2) {
+    wgmma::online_softmax_tile<Tr::kBlockN, Tr::kAccS, Tr::kBlockN, wgmma::NoMidpoint, Tr::kLazyMax>(
+        s, row_max, row_sum, rescale, scale_log2, static_cast<float>(Tr::kPScaleLog2), {}, Tr::kMaxSlackLog2);
+}
+
 // Mask and online softmax of one S tile in place (s becomes 2^kPScaleLog2·P in fp32): rung 7's steps
 // (wgmma_steps.cuh) with S's scale q_descale·k_descale·softmax_scale·log2(e) and P shifted up by
 // 2^kPScaleLog2, so p = 2^(s' - (m - kPScaleLog2)) is at most 2^(kPScaleLog2 + kMaxSlackLog2).
@@ -889,29 +908,25 @@ template <class Tr>
 __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_max)[2], float (&row_sum)[2],
                                              float (&rescale)[2], const FwdParams& p, const BlockCoords& blk, int t,
                                              const Fp8Consumer<Tr>& c, const int (&pos)[3]) {
-    constexpr int kBlockN = Tr::kBlockN;
-    const int n_start = (blk.key_tile_begin + t) * kBlockN;
-    if (tile_needs_mask(pos[0], n_start, kBlockN, p.seqlen_k, p.causal))
-        mask_tile_by_key<kBlockN>(s, pos[1], pos[2], n_start, c.c0, p);
-    wgmma::online_softmax_tile<kBlockN, Tr::kAccS, kBlockN, wgmma::NoMidpoint, Tr::kLazyMax>(
-        s, row_max, row_sum, rescale, p.scale_log2 * p.q_descale * p.k_descale, static_cast<float>(Tr::kPScaleLog2), {},
-        Tr::kMaxSlackLog2);
+    mask_s_tile<Tr>(s, p, blk, t, c, pos);
+    online_softmax_s<Tr>(s, row_max, row_sum, rescale, s_scale_log2(p));
 }
 
 // P (fp32 accumulator layout) -> e4m3 A fragments in place, no lane exchange (header: σ). k-step
 // kk covers accumulator groups j = 4kk..4kk+3, s[16kk + 4i + 2h + e] = (row r0 + 8h, column
 // 8i + 2t + e); register 0 = row r0, positions 4t..4t+3 <- i = 0, 1; register 1 the same for row
 // r0 + 8; registers 2 and 3 = positions 16 + 4t.. <- i = 2, 3.
+__device__ __forceinline__ void pack_kstep(uint32_t* pa, const float* x) {
+    pa[0] = hopper::cvt_pack4_e4m3(x[0], x[1], x[4], x[5]);
+    pa[1] = hopper::cvt_pack4_e4m3(x[2], x[3], x[6], x[7]);
+    pa[2] = hopper::cvt_pack4_e4m3(x[8], x[9], x[12], x[13]);
+    pa[3] = hopper::cvt_pack4_e4m3(x[10], x[11], x[14], x[15]);
+}
+
 template <class Tr>
 __device__ __forceinline__ void pack_p(uint32_t (&pa)[Tr::kPRegs], const float (&s)[Tr::kAccS]) {
 #pragma unroll
-    for (int kk = 0; kk < Tr::kKStepsPV; ++kk) {
-        const float* x = &s[16 * kk];
-        pa[4 * kk + 0] = hopper::cvt_pack4_e4m3(x[0], x[1], x[4], x[5]);
-        pa[4 * kk + 1] = hopper::cvt_pack4_e4m3(x[2], x[3], x[6], x[7]);
-        pa[4 * kk + 2] = hopper::cvt_pack4_e4m3(x[8], x[9], x[12], x[13]);
-        pa[4 * kk + 3] = hopper::cvt_pack4_e4m3(x[10], x[11], x[14], x[15]);
-    }
+    for (int kk = 0; kk < Tr::kKStepsPV; ++kk) pack_kstep(&pa[4 * kk], &s[16 * kk]);
 }
 
 // softmax_tile and pack_p for every tile after the first, with the exponentials taken before the
@@ -928,11 +943,8 @@ __device__ __forceinline__ void softmax_pack_speculative(float (&s)[Tr::kAccS], 
                                                          float (&row_max)[2], float (&row_sum)[2], float (&rescale)[2],
                                                          const FwdParams& p, const BlockCoords& blk, int t,
                                                          const Fp8Consumer<Tr>& c, const int (&pos)[3]) {
-    constexpr int kBlockN = Tr::kBlockN;
-    const int n_start = (blk.key_tile_begin + t) * kBlockN;
-    if (tile_needs_mask(pos[0], n_start, kBlockN, p.seqlen_k, p.causal))
-        mask_tile_by_key<kBlockN>(s, pos[1], pos[2], n_start, c.c0, p);
-    const float scale_log2 = p.scale_log2 * p.q_descale * p.k_descale;
+    mask_s_tile<Tr>(s, p, blk, t, c, pos);
+    const float scale_log2 = s_scale_log2(p);
     // online_softmax_tile's offset for a row that keeps its max (a row at -inf never keeps it).
     const float offset[2] = {row_max[0] - static_cast<float>(Tr::kPScaleLog2),
                              row_max[1] - static_cast<float>(Tr::kPScaleLog2)};
@@ -945,22 +957,14 @@ __device__ __forceinline__ void softmax_pack_speculative(float (&s)[Tr::kAccS], 
             x[i] = ptx::ex2_approx(fmaf(s[16 * kk + i], scale_log2, -offset[(i >> 1) & 1]));
             sum[(i >> 1) & 1] += x[i];
         }
-        pn[4 * kk + 0] = hopper::cvt_pack4_e4m3(x[0], x[1], x[4], x[5]);
-        pn[4 * kk + 1] = hopper::cvt_pack4_e4m3(x[2], x[3], x[6], x[7]);
-        pn[4 * kk + 2] = hopper::cvt_pack4_e4m3(x[8], x[9], x[12], x[13]);
-        pn[4 * kk + 3] = hopper::cvt_pack4_e4m3(x[10], x[11], x[14], x[15]);
+        pack_kstep(&pn[4 * kk], x);
     }
-    float tile_max[2] = {-CUDART_INF_F, -CUDART_INF_F};
-#pragma unroll
-    for (int j = 0; j < kBlockN / 8; ++j) {
-        tile_max[0] = fmaxf(tile_max[0], fmaxf(s[4 * j + 0], s[4 * j + 1]));
-        tile_max[1] = fmaxf(tile_max[1], fmaxf(s[4 * j + 2], s[4 * j + 3]));
-    }
+    float tile_max[2];
+    wgmma::thread_row_max<Tr::kBlockN>(s, tile_max);
     bool keep = true;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-        tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 1));
-        tile_max[h] = fmaxf(tile_max[h], __shfl_xor_sync(0xffffffffu, tile_max[h], 2));
+        tile_max[h] = wgmma::quad_max(tile_max[h]);
         keep = keep && fmaxf(row_max[h], tile_max[h] * scale_log2) - row_max[h] <= Tr::kMaxSlackLog2;
     }
     if (__all_sync(0xffffffffu, keep)) {
@@ -968,8 +972,7 @@ __device__ __forceinline__ void softmax_pack_speculative(float (&s)[Tr::kAccS], 
         row_sum[0] = sum[0];
         row_sum[1] = sum[1];
     } else {
-        wgmma::online_softmax_tile<kBlockN, Tr::kAccS, kBlockN, wgmma::NoMidpoint, Tr::kLazyMax>(
-            s, row_max, row_sum, rescale, scale_log2, static_cast<float>(Tr::kPScaleLog2), {}, Tr::kMaxSlackLog2);
+        online_softmax_s<Tr>(s, row_max, row_sum, rescale, scale_log2);
         pack_p<Tr>(pn, s);
     }
 }

@@ -108,14 +108,10 @@ struct CaseData {
     // the decode matrix's long rows (Sq 300 x Sk 33000 x 8 heads is ~20 GFLOP in FP64 on one core).
     CaseData(const fa::ProblemShape& shape, uint64_t seed, bool gpu_reference) : p(shape) {
         const std::size_t es = fa::input_bytes(p.dtype);
-        q_elems = static_cast<std::size_t>(p.batch) * p.seqlen_q * p.heads * p.head_dim;
-        kv_elems = static_cast<std::size_t>(p.batch) * p.seqlen_k * p.kv_heads() * p.head_dim;
-        rows = static_cast<std::size_t>(p.batch) * p.heads * p.seqlen_q;
+        allocate_outputs();
         cuda_ok(cudaMalloc(&t.q, q_elems * es));
         cuda_ok(cudaMalloc(&t.k, kv_elems * es));
         cuda_ok(cudaMalloc(&t.v, kv_elems * es));
-        cuda_ok(cudaMalloc(&t.o, q_elems * fa::output_bytes(p.dtype)));
-        cuda_ok(cudaMalloc(&lse, rows * sizeof(float)));
         cuda_ok(fa::fill_random_normal(t.q, p.dtype, q_elems, seed, 0, nullptr, &descale.q));
         cuda_ok(fa::fill_random_normal(t.k, p.dtype, kv_elems, seed, 1, nullptr, &descale.k));
         cuda_ok(fa::fill_random_normal(t.v, p.dtype, kv_elems, seed, 2, nullptr, &descale.v));
@@ -134,12 +130,7 @@ struct CaseData {
             cudaFree(o_ref);
             cudaFree(lse_ref);
         } else {
-            std::vector<double> lse64;
-            const std::vector<double> ref64 = fa::attention_reference_cpu(
-                p, host_float(t.q, p.dtype, q_elems, descale.q), host_float(t.k, p.dtype, kv_elems, descale.k),
-                host_float(t.v, p.dtype, kv_elems, descale.v), &lse64);
-            ref.assign(ref64.begin(), ref64.end());
-            ref_lse.assign(lse64.begin(), lse64.end());
+            reference_cpu();
         }
     }
 
@@ -149,17 +140,27 @@ struct CaseData {
     CaseData(const fa::ProblemShape& shape, const std::vector<float>& q, const std::vector<float>& k,
              const std::vector<float>& v)
         : p(shape) {
-        q_elems = static_cast<std::size_t>(p.batch) * p.seqlen_q * p.heads * p.head_dim;
-        kv_elems = static_cast<std::size_t>(p.batch) * p.seqlen_k * p.kv_heads() * p.head_dim;
-        rows = static_cast<std::size_t>(p.batch) * p.heads * p.seqlen_q;
+        allocate_outputs();
         REQUIRE(q.size() == q_elems);
         REQUIRE(k.size() == kv_elems);
         REQUIRE(v.size() == kv_elems);
-        cuda_ok(cudaMalloc(&t.o, q_elems * fa::output_bytes(p.dtype)));
-        cuda_ok(cudaMalloc(&lse, rows * sizeof(float)));
         upload(&t.q, q, &descale.q);
         upload(&t.k, k, &descale.k);
         upload(&t.v, v, &descale.v);
+        reference_cpu();
+    }
+
+    // The problem's element counts, and O and the LSE on the device.
+    void allocate_outputs() {
+        q_elems = static_cast<std::size_t>(p.batch) * p.seqlen_q * p.heads * p.head_dim;
+        kv_elems = static_cast<std::size_t>(p.batch) * p.seqlen_k * p.kv_heads() * p.head_dim;
+        rows = static_cast<std::size_t>(p.batch) * p.heads * p.seqlen_q;
+        cuda_ok(cudaMalloc(&t.o, q_elems * fa::output_bytes(p.dtype)));
+        cuda_ok(cudaMalloc(&lse, rows * sizeof(float)));
+    }
+
+    // The FP64 CPU reference on the inputs the device holds (dequantized where FP8).
+    void reference_cpu() {
         std::vector<double> lse64;
         const std::vector<double> ref64 = fa::attention_reference_cpu(
             p, host_float(t.q, p.dtype, q_elems, descale.q), host_float(t.k, p.dtype, kv_elems, descale.k),
