@@ -45,11 +45,13 @@
 //     session 22 the offset was FA3's 8 (P ≤ 256); since then m may lag the row's true max by up
 //     to kMaxSlackLog2 (the lazy max: O's rescale skipped), and since session 24 the offset is 5
 //     with a slack of 3.75, so P ≤ 2^8.75 = 430.5 < 448 never saturates (fa/fp8.h has why).
-//   - The speculative softmax (head_dim 128, since session 24; softmax_pack_speculative): with a
-//     slack that wide a warp's running max almost never rises, so every tile after the first
-//     takes its exponentials, row sums and e4m3 packing with the running max, beside the tile
-//     max's FMNMX chain and shuffles instead of after them; a warp whose max must rise redoes
-//     the tile. P(t+1) is packed into a second register buffer while P(t)·V(t) reads the first.
+//   - The speculative softmax (head_dim 128 since session 24, and head_dim 256's pre-pass way since
+//     session 25; softmax_pack_speculative): with a slack that wide a warp's running max almost
+//     never rises, so every tile after the first takes its exponentials, row sums and e4m3
+//     packing with the running max, and a warp redoes the tile only if one of its P bytes reached
+//     448 (since session 25 read from the packed bytes; the tile max's FMNMX chain and shuffles
+//     are gone from the path). P(t+1) is packed into a second register buffer while P(t)·V(t)
+//     reads the first.
 //   - Not here: split-KV, packed GQA and the LSE (caps: plain); head_dim 64.
 //
 // Prediction (H100 SXM, 4x16x8192, d=128): FA3 reports ~1.2 PFLOP/s FP8 forward (paper, Fig. 7;
@@ -284,6 +286,19 @@
 //     added apart before the running sum (chains of 8 FADDs instead of 32): -5.0 to -7.1 % at the
 //     four d128 points; the issue token off at d256 (session 19: +1-2 %): level (1,167.0 ->
 //     1,164.3, causal 1,139.3 -> 1,143.5). The tile max as a two-chain tree spilled 40 B.
+// Session 25 (results/nvidia-h100-80gb-hbm3/session25/, H100 SXM, default timing rule, two rounds):
+//   - Call 1 (ncu source view of session 24 call 2's profile, 4x16x8192x128 at the base clock):
+//     the consumer loop's samples, softmax 63 % (wait 33 %, issuing 27 %, MUFU queue 12 % of them),
+//     the S wait 15 %, the GEMM issue 12 % (8 QGMMA among ~50 uniform-datapath descriptor
+//     instructions), the token 0.6 %. The softmax's 310 hot-path instructions: 70 FMNMX, 67 FADD,
+//     64 FFMA, 64 MUFU.EX2, 32 F2FP.
+//   - Call 2: the redo vote from P's bytes (softmax_pack_speculative), 310 -> 253 instructions:
+//     4x16x8192x128 894.7 -> 906.7, causal 855.5 -> 867.0; 1x16x16384x128 935.1 -> 956.0, causal
+//     919.3 -> 930.8; 8x16x2048x128 (in-kernel) 753.9 -> 766.2, causal 619.7 -> 628.3 (+1.3 to
+//     +2.2 %); and with it the speculation on head_dim 256's pre-pass way, 1x16x16384x256 1,146.5
+//     -> 1,250.4, causal 1,122.9 -> 1,221.2 (+9.1 / +8.8 %): 1.65 / 1.64x the best bf16 rung of the
+//     call (755.8 / 744.9), head_dim 128 1.40-1.45x. rel_l2 unchanged (0.0265-0.0268, causal
+//     0.0221-0.0227). GPU tests (176,936 assertions) and memcheck / racecheck / synccheck clean.
 // ptxas at the bottom, by the instance table.
 
 #include <cuda.h>
@@ -389,10 +404,12 @@ struct WgmmaFp8D256 {
 struct WgmmaFp8D256Prepass : WgmmaFp8D256 {
     static constexpr int kProducerRegs = 24;
     static constexpr int kConsumerRegs = 240;
-    // Speculative here too (it fits at 240, no C7512) measured -1.9 / -2.3 % (session 24 call 1,
-    // 1x16x16384x256 at 2^5 / 3.75: 1,147.3 -> 1,125.8, causal 1,122.4 -> 1,096.1): d256's softmax
-    // is half of d128's per tile, so the latency it hides is small beside the second P buffer's
-    // registers and the loop unrolled by two.
+    // Speculative too since session 25 (it fits at 240, no C7512), once its vote reads P's bytes
+    // instead of the tile max (softmax_pack_speculative): call 2 (H100 SXM, default rule, two
+    // rounds) 1x16x16384x256 1,146.5 -> 1,250.4 TFLOP/s, causal 1,122.9 -> 1,221.2 (+9.1 / +8.8 %).
+    // With the FMNMX vote it had measured -1.9 / -2.3 % (session 24 call 1): the tile max's chain
+    // was what the speculation moved off the path, and at 64 keys a tile it cost as much as it hid.
+    static constexpr bool kSpeculativeSoftmax = true;
 };
 
 template <class Config, bool kPrepass>
@@ -933,11 +950,19 @@ __device__ __forceinline__ void pack_p(uint32_t (&pa)[Tr::kPRegs], const float (
 // tile's row max is known. With the lazy max a row's max stays put unless the tile's exceeds it by
 // more than kMaxSlackLog2, which after a row's first tiles almost never happens; so the P of the
 // running max (the offset kept from the last tile) is the tile's P on nearly every tile, and its
-// exponentials, row sums and e4m3 packing need not wait for the row max's FMNMX chain and two
-// shuffles: they issue as soon as S lands, beside that chain. The warp then votes: if every row of
-// the warp kept its max (the same test as online_softmax_tile's), P stands and O's factor is 1;
-// otherwise the warp redoes the tile as softmax_tile would, from S, which stays intact (P goes
-// straight into pn, the e4m3 fragments of the next P·V). Both paths give softmax_tile's bits.
+// exponentials, row sums and e4m3 packing issue as soon as S lands. Whether the running max may
+// stay is read from the packed bytes, not from the tile's max: a P past the slack (2^8.75 = 430.5)
+// is, from 432 up, a byte of 0x7E (448: ties round there, satfinite clamps anything larger) or
+// 0x7F (NaN), so the warp redoes the tile if any thread holds such a byte, found by adding 2 to
+// every byte of its 16 words (no byte exceeds 0x7F, so no carry crosses bytes) and testing bit 7:
+// 16 IADD and 8 LOP3 where the row max took 64 FMNMX, 4 SHFL and the slack test (head_dim 128's
+// hot path 310 -> 253 SASS instructions). A row still at -inf (no visible key yet) always redoes.
+// Kept, the tile's P stands and O's factor is 1; redone, the warp runs softmax_tile's two halves
+// on S, which stays intact (P goes straight into pn, the e4m3 fragments of the next P·V). The two
+// rules differ only for a row whose tile max lies 3.75-3.755 above its running max (x in 430.5-432,
+// rounded to 416): softmax_tile raises the max there, this keeps it; both P are unsaturated normals.
+// Session 25 call 2 (H100 SXM, default rule, two rounds, against the FMNMX vote): head_dim 128
+// +1.3 to +2.2 %, and it makes the speculation pay at head_dim 256 (below, WgmmaFp8D256Prepass).
 template <class Tr>
 __device__ __forceinline__ void softmax_pack_speculative(float (&s)[Tr::kAccS], uint32_t (&pn)[Tr::kPRegs],
                                                          float (&row_max)[2], float (&row_sum)[2], float (&rescale)[2],
@@ -945,10 +970,11 @@ __device__ __forceinline__ void softmax_pack_speculative(float (&s)[Tr::kAccS], 
                                                          const Fp8Consumer<Tr>& c, const int (&pos)[3]) {
     mask_s_tile<Tr>(s, p, blk, t, c, pos);
     const float scale_log2 = s_scale_log2(p);
-    // online_softmax_tile's offset for a row that keeps its max (a row at -inf never keeps it).
+    // online_softmax_tile's offset for a row that keeps its max.
     const float offset[2] = {row_max[0] - static_cast<float>(Tr::kPScaleLog2),
                              row_max[1] - static_cast<float>(Tr::kPScaleLog2)};
     float sum[2] = {row_sum[0], row_sum[1]};
+    uint32_t high = 0;  // bit 7 of a byte set: a P byte of this thread is 0x7E or 0x7F
 #pragma unroll
     for (int kk = 0; kk < Tr::kKStepsPV; ++kk) {
         float x[16];
@@ -958,15 +984,10 @@ __device__ __forceinline__ void softmax_pack_speculative(float (&s)[Tr::kAccS], 
             sum[(i >> 1) & 1] += x[i];
         }
         pack_kstep(&pn[4 * kk], x);
-    }
-    float tile_max[2];
-    wgmma::thread_row_max<Tr::kBlockN>(s, tile_max);
-    bool keep = true;
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        tile_max[h] = wgmma::quad_max(tile_max[h]);
-        keep = keep && fmaxf(row_max[h], tile_max[h] * scale_log2) - row_max[h] <= Tr::kMaxSlackLog2;
+        for (int i = 0; i < 4; ++i) high |= pn[4 * kk + i] + 0x02020202u;
     }
+    const bool keep = (high & 0x80808080u) == 0u && row_max[0] != -CUDART_INF_F && row_max[1] != -CUDART_INF_F;
     if (__all_sync(0xffffffffu, keep)) {
         rescale[0] = rescale[1] = 1.0f;
         row_sum[0] = sum[0];

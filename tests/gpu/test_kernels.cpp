@@ -313,6 +313,21 @@ TEST_CASE("every kernel matches the reference on long key rows", "[gpu]") {
 // (35 / 75, 106 / 465 and 5 / 10 at head_dim 256). 65 query rows (a 64-row warpgroup and one row
 // of the next; causal: as many as keys), 1,000 keys and 129 (a 1-key tile beside a full one),
 // every dtype and head_dim the matrix runs, against the FP64 reference.
+// V is hashed, not a formula in j: the first version's ((131j + 37c + 11h) mod 17 - 8) / 4 sums to
+// zero over any 17 consecutive keys, so O, an average over ~35-60 keys of comparable weight,
+// nearly cancelled, and FP8's rounding of P (up to 2^-4 of each weight) was 10 % of it: rung 8 at
+// head_dim 256, 65 x 129 keys, rel_l2 0.101 (session 25 call 1, H100) where a numpy model of the
+// rung's arithmetic gives 0.095, and 0.017-0.025 with this V
+// (results/nvidia-h100-80gb-hbm3/session25/rising_max_model.py).
+static uint32_t mix32(uint32_t x) {  // an integer hash: xor-shift and odd-constant multiplies
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+
 TEST_CASE("every kernel matches the reference when the row max rises from tile to tile", "[gpu]") {
     for (fa::DType dtype : kDTypes)
         for (int d : kHeadDims)
@@ -352,8 +367,10 @@ TEST_CASE("every kernel matches the reference when the row max rises from tile t
                             kj[0] = ramp / (scale * log2e);
                             kj[1] = static_cast<float>((j * 7 + h) % 9 - 4) / (scale * log2e);
                             float* vj = &v[(static_cast<std::size_t>(j) * p.heads + h) * d];
-                            for (int c = 0; c < d; ++c)
-                                vj[c] = static_cast<float>((j * 131 + c * 37 + h * 11) % 17 - 8) / 4.0f;
+                            for (int c = 0; c < d; ++c) {
+                                const uint32_t code = mix32(static_cast<uint32_t>(j) * 65536u + c * 8u + h);
+                                vj[c] = static_cast<float>(static_cast<int>(code % 17u) - 8) / 4.0f;
+                            }
                         }
                     }
                     CaseData data(p, q, k, v);
