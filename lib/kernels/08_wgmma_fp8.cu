@@ -299,6 +299,15 @@
 //     -> 1,250.4, causal 1,122.9 -> 1,221.2 (+9.1 / +8.8 %): 1.65 / 1.64x the best bf16 rung of the
 //     call (755.8 / 744.9), head_dim 128 1.40-1.45x. rel_l2 unchanged (0.0265-0.0268, causal
 //     0.0221-0.0227). GPU tests (176,936 assertions) and memcheck / racecheck / synccheck clean.
+//   - Call 5, not kept (session25/split_s.patch): S(t+1) in two 64-key halves, two commit groups,
+//     so the softmax starts on the first half (call 1: the S wait is 15 % of the loop): -1.1 to
+//     +0.7 % at head_dim 128 (4 more wgmma issues a tile for ~128 cycles less wait). Masking the
+//     second half in one branch made ptxas copy it on the other before its wgmma landed (C7514).
+//   - Calls 6-7: the pre-pass ways without the issue token (kIssueToken) and head_dim 128's at
+//     24 / 240 registers (WgmmaFp8D128Prepass has the numbers): head_dim 128 +0.5 to +3.7 %,
+//     head_dim 256 +0.7 / +1.7 % (call 6, token alone: +2.3 / +1.7 %). Call 8, as committed, with
+//     cuDNN FP8 in the same call: FP8 / best bf16 rung 1.45-1.47x at head_dim 128, 1.66 / 1.70x
+//     at 256; rung 8 / cuDNN FP8 1.01-1.09x and 1.22 / 1.28x.
 // ptxas at the bottom, by the instance table.
 
 #include <cuda.h>
@@ -359,6 +368,26 @@ struct WgmmaFp8D128 {
     // 944.9, causal 865.3 -> 921.2 (+5.8 to +7.4 %). Session 23 measured it -6 to -15 % at slack
     // 0.75 / 1.75, where a warp redid 12-23 % of its tiles; at 3.75 the model says 0.15 %.
     static constexpr bool kSpeculativeSoftmax = true;
+    // The consumers' issue token (rung 7's ping-pong: a warpgroup issues its GEMMs only after the
+    // other has issued its own): kept on the in-kernel way, where session 19 measured it +2 to +5 %
+    // at head_dim 128; off on the pre-pass ways since session 25 (WgmmaFp8D128Prepass).
+    static constexpr bool kIssueToken = true;
+};
+
+// Head_dim 128 on the pre-pass way, whose producer is one TMA thread, as WgmmaFp8D256Prepass: its
+// registers go to the consumers (24 / 240), and the issue token is off. Session 25 call 6 (H100 SXM,
+// default timing rule, two rounds, against 72 / 216 with the token): 24 / 240 alone +1.4 to +2.0 %
+// at 4x16x8192x128 and 1x16x16384x128, causal and not (912.7 -> 931.0, 879.0 -> 891.6; 953.3 ->
+// 969.6, 943.2 -> 958.2), where session 21 (-0.4 to -1.3 %) and session 24 (-1.5 to -2.1 %, the
+// tile max's FMNMX chain still in the softmax) had measured it lower; the token off alone +0.4 to
+// +2.7 % (978.6 at 1x16x16384 non-causal), now that the byte vote (softmax_pack_speculative)
+// shortened the softmax the token's strict alternation waited on. Both together (call 7, against
+// the same build with both): 4x16x8192 906.2 -> 932.9, causal 873.7 -> 891.8; 1x16x16384 950.6 ->
+// 985.4, causal 944.5 -> 949.3 (+0.5 to +3.7 %). GPU tests and the three sanitizers clean.
+struct WgmmaFp8D128Prepass : WgmmaFp8D128 {
+    static constexpr int kProducerRegs = 24;
+    static constexpr int kConsumerRegs = 240;
+    static constexpr bool kIssueToken = false;
 };
 
 struct WgmmaFp8D256 {
@@ -393,6 +422,7 @@ struct WgmmaFp8D256 {
     // At 232 registers P(t+1) beside P(t) (8 more) left ptxas too few to keep the wgmmas
     // asynchronous (C7512: it serialized them): the in-kernel way packs P after the P·V wait.
     static constexpr bool kSpeculativeSoftmax = false;
+    static constexpr bool kIssueToken = true;
 };
 
 // Head_dim 256 on the pre-pass way, whose producer is one TMA thread: its registers go to the
@@ -410,6 +440,9 @@ struct WgmmaFp8D256Prepass : WgmmaFp8D256 {
     // With the FMNMX vote it had measured -1.9 / -2.3 % (session 24 call 1): the tile max's chain
     // was what the speculation moved off the path, and at 64 keys a tile it cost as much as it hid.
     static constexpr bool kSpeculativeSoftmax = true;
+    // The issue token off since session 25 (call 6: 1x16x16384x256 1,250.0 -> 1,279.3, causal
+    // 1,234.9 -> 1,256.3, +2.3 / +1.7 %; session 24, before the byte vote: level).
+    static constexpr bool kIssueToken = false;
 };
 
 template <class Config, bool kPrepass>
@@ -830,8 +863,12 @@ struct Fp8Consumer {
           desc_vt_a(hopper::make_smem_desc_sw128(sm.vt, 16, 1024)),
           desc_vt_b(hopper::make_smem_desc_sw64(sm.vt + Tr::kVtBOffset, 16, 512)) {}
 
-    __device__ __forceinline__ void wait_turn() const { hopper::named_barrier_sync(my_turn, 256); }
-    __device__ __forceinline__ void pass_turn() const { hopper::named_barrier_arrive(next_turn, 256); }
+    __device__ __forceinline__ void wait_turn() const {
+        if constexpr (Tr::kIssueToken) hopper::named_barrier_sync(my_turn, 256);
+    }
+    __device__ __forceinline__ void pass_turn() const {
+        if constexpr (Tr::kIssueToken) hopper::named_barrier_arrive(next_turn, 256);
+    }
 };
 
 // Q's rows of this thread as e4m3 A fragments (kQInRegisters), k-step kk in qa[4kk..4kk+3]: row r0
@@ -1075,7 +1112,7 @@ __device__ __forceinline__ void consume(const Fp8Smem<Tr>& sm, const FwdParams& 
     if constexpr (Tr::kQInRegisters) load_q_fragments<Tr>(qa, sm, c);
     if (n_tiles > 0) {
         // Batch 0: S(0); the last warpgroup starts the token.
-        if (c.last_wg) hopper::named_barrier_arrive(Tr::kSchedBar, 256);
+        if (Tr::kIssueToken && c.last_wg) hopper::named_barrier_arrive(Tr::kSchedBar, 256);
         ptx::mbarrier_wait_parity(sm.bar_k0, 0);
         c.wait_turn();
         hopper::warpgroup_fence_operand(s);
@@ -1336,7 +1373,7 @@ KernelInstance fp8_instance() {
 // The instances (ptxas, CUDA 13.0, -O3, sm_90a; 0-byte stack frame, no spills), each in two
 // kernels (in-kernel transpose / pre-pass):
 //   dtype  D    M x N x threads (+128 launched)  stages  smem (B)            regs (entry/producer/consumer)
-//   e4m3   128  128 x 128 x 256                  4       197,760 / 181,352   168 / 72 / 216
+//   e4m3   128  128 x 128 x 256                  4       197,760 / 181,352   168 / 72 / 216, pre-pass 24 / 240
 //   e4m3   256  128 x 64 x 256                   4       214,144 / 230,504   168 / 40 / 232, pre-pass 24 / 240
 // (in-kernel: + 3 raw V staging slots, O staged in them and in Q; pre-pass: O's own staging
 // buffer). At producer 56 / consumer 224 ptxas spilled 36 B, at 64 / 216 8 B (in-kernel transpose).
@@ -1353,7 +1390,7 @@ std::size_t wgmma_fp8_workspace_bytes(const ProblemShape& p) {
 
 const std::vector<KernelInstance>& wgmma_fp8_instances() {
     static const std::vector<KernelInstance> instances = {
-        fp8_instance<WgmmaFp8D128>(),
+        fp8_instance<WgmmaFp8D128, WgmmaFp8D128Prepass>(),
         fp8_instance<WgmmaFp8D256, WgmmaFp8D256Prepass>(),
     };
     return instances;
