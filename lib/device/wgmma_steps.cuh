@@ -167,8 +167,8 @@ __device__ __forceinline__ void mask_tile(float (&s)[kAccS], int pos0, int pos1,
 
 // The raw (unscaled) max of each of this thread's two rows over its columns of an S tile in the
 // accumulator layout; the row's max is that over the 4 lanes sharing it (lane / 4 equal):
-// quad_max, which callers issue per row beside what they do with it (moving both rows' shuffles
-// ahead of online_softmax_tile's per-row work changed the SASS of every Hopper rung).
+// quad_max, which online_softmax_tile issues per row beside what it does with it (moving both
+// rows' shuffles ahead of its per-row work changed the SASS of every Hopper rung).
 template <int kBlockN, int kAccS>
 __device__ __forceinline__ void thread_row_max(const float (&s)[kAccS], float (&tile_max)[2]) {
     tile_max[0] = tile_max[1] = -CUDART_INF_F;

@@ -29,7 +29,9 @@ inline constexpr double kE4M3UnitRoundoff = 0.0625;  // 2^-4: relative error of 
 // until session 22, 2^7 / 1.75 in session 23 (+0.0 to +1.6 %), 2^5 / 3.75 since session 24, where
 // a warp's 16 rows must raise a max on 0.15 % of its tiles (numpy model, d128, 8k keys; 12 % at
 // 1.75). That is what makes rung 8's speculative softmax pay at head_dim 128 (+6 to +13 %,
-// session 24 call 2, H100 SXM); the constants alone +2.2 / +2.6 % at 1x16x16384x256. rel_l2
+// session 24 call 2, H100 SXM) and, since its redo test reads P's e4m3 bytes (a tile is kept while
+// every P < 432, still below 448), at head_dim 256's pre-pass way (+9 %, session 25 call 2); the
+// constants alone +2.2 / +2.6 % at 1x16x16384x256. rel_l2
 // 0.0265 -> 0.0268 non-causal, 0.0223 -> 0.0227 causal (the CPU model at 1,000 keys 0.0251 ->
 // 0.0255): terms below 2^-11 of the row max become subnormal, which long diffuse rows feel first.
 inline constexpr float kFp8PScaleLog2 = 5.0f;

@@ -52,6 +52,9 @@
 //     448 (since session 25 read from the packed bytes; the tile max's FMNMX chain and shuffles
 //     are gone from the path). P(t+1) is packed into a second register buffer while P(t)·V(t)
 //     reads the first.
+//   - The issue token (rung 7's ping-pong) only on the in-kernel ways: on the pre-pass ways each
+//     consumer warpgroup issues its GEMMs as soon as its operands are ready (since session 25,
+//     kIssueToken; the configs have the numbers).
 //   - Not here: split-KV, packed GQA and the LSE (caps: plain); head_dim 64.
 //
 // Prediction (H100 SXM, 4x16x8192, d=128): FA3 reports ~1.2 PFLOP/s FP8 forward (paper, Fig. 7;
@@ -306,7 +309,7 @@
 //   - Calls 6-7: the pre-pass ways without the issue token (kIssueToken) and head_dim 128's at
 //     24 / 240 registers (WgmmaFp8D128Prepass has the numbers): head_dim 128 +0.5 to +3.7 %,
 //     head_dim 256 +0.7 / +1.7 % (call 6, token alone: +2.3 / +1.7 %). Call 8, as committed, with
-//     cuDNN FP8 in the same call: FP8 / best bf16 rung 1.45-1.47x at head_dim 128, 1.66 / 1.70x
+//     cuDNN FP8 in the same call: FP8 / best bf16 rung 1.44-1.47x at head_dim 128, 1.66 / 1.70x
 //     at 256; rung 8 / cuDNN FP8 1.01-1.09x and 1.22 / 1.28x.
 // ptxas at the bottom, by the instance table.
 
@@ -422,6 +425,8 @@ struct WgmmaFp8D256 {
     // At 232 registers P(t+1) beside P(t) (8 more) left ptxas too few to keep the wgmmas
     // asynchronous (C7512: it serialized them): the in-kernel way packs P after the P·V wait.
     static constexpr bool kSpeculativeSoftmax = false;
+    // The token stays on here: session 19 measured it off +1-2 % (within twice the rounds' spread)
+    // on this way, before the pre-pass existed; not measured since.
     static constexpr bool kIssueToken = true;
 };
 
