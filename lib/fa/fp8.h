@@ -79,6 +79,14 @@ FA_HOST_DEVICE inline uint8_t float_to_e4m3(float x) {
     return sign | static_cast<uint8_t>(code > 0x7Eu ? 0x7Eu : code);
 }
 
+// Rung 8's speculative softmax keeps a tile only while none of its packed P bytes reached 0x7E
+// (448: every P from 432 up rounds or saturates there) or 0x7F (NaN). P is never negative, so a
+// byte is at most 0x7F and adding 2 to each byte of a word carries into no other byte; bit 7 of a
+// byte is then set exactly for 0x7E and 0x7F. The kernel ORs e4m3_mark_high over its P words and
+// tests the result once (tests/unit/test_fp8.cpp checks both claims over every byte).
+FA_HOST_DEVICE constexpr uint32_t e4m3_mark_high(uint32_t four_bytes) { return four_bytes + 0x02020202u; }
+FA_HOST_DEVICE constexpr bool e4m3_any_marked(uint32_t marks) { return (marks & 0x80808080u) != 0u; }
+
 // The per-tensor scale of an FP8 input: the largest power of two 2^k with amax * 2^k <= 448, so
 // the tensor's largest magnitude lands in e4m3's top binade (no saturation, and as few values as
 // possible in the subnormal range). A power of two makes scaling exact in both directions: the

@@ -1016,7 +1016,7 @@ __device__ __forceinline__ void softmax_pack_speculative(float (&s)[Tr::kAccS], 
     const float offset[2] = {row_max[0] - static_cast<float>(Tr::kPScaleLog2),
                              row_max[1] - static_cast<float>(Tr::kPScaleLog2)};
     float sum[2] = {row_sum[0], row_sum[1]};
-    uint32_t high = 0;  // bit 7 of a byte set: a P byte of this thread is 0x7E or 0x7F
+    uint32_t high = 0;  // e4m3_mark_high of every P word of this thread, ORed (fa/fp8.h)
 #pragma unroll
     for (int kk = 0; kk < Tr::kKStepsPV; ++kk) {
         float x[16];
@@ -1027,9 +1027,9 @@ __device__ __forceinline__ void softmax_pack_speculative(float (&s)[Tr::kAccS], 
         }
         pack_kstep(&pn[4 * kk], x);
 #pragma unroll
-        for (int i = 0; i < 4; ++i) high |= pn[4 * kk + i] + 0x02020202u;
+        for (int i = 0; i < 4; ++i) high |= e4m3_mark_high(pn[4 * kk + i]);
     }
-    const bool keep = (high & 0x80808080u) == 0u && row_max[0] != -CUDART_INF_F && row_max[1] != -CUDART_INF_F;
+    const bool keep = !e4m3_any_marked(high) && row_max[0] != -CUDART_INF_F && row_max[1] != -CUDART_INF_F;
     if (__all_sync(0xffffffffu, keep)) {
         rescale[0] = rescale[1] = 1.0f;
         row_sum[0] = sum[0];

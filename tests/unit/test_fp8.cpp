@@ -97,6 +97,38 @@ TEST_CASE("one e4m3 rounding of a normal value is within the unit roundoff 2^-4"
     CHECK(worst > 0.9 * fa::kE4M3UnitRoundoff);  // the bound is tight (just above 1.0: 1/16)
 }
 
+// Rung 8's redo test (fa/fp8.h, 08_wgmma_fp8.cu's softmax_pack_speculative) rests on two claims:
+// a non-negative P encodes to 0x7E or above exactly when P >= 432 (so a kept tile's P stays below
+// 448 and a P past the lazy slack, 2^8.75 = 430.5, is caught from 432 on), and adding 2 to every
+// byte of a word of such bytes marks exactly the bytes 0x7E / 0x7F, whatever their neighbours.
+TEST_CASE("rung 8's byte test marks exactly the P that reach 448", "[fp8]") {
+    // The threshold on the encoder the GPU's cvt.rn.satfinite matches (the first test cases).
+    CHECK(fa::float_to_e4m3(431.99f) == 0x7D);
+    CHECK(fa::float_to_e4m3(432.0f) == 0x7E);  // the tie between 416 and 448 goes to even, 448
+    CHECK(fa::float_to_e4m3(430.5f) == 0x7D);  // 2^8.75: past the slack, still 416, kept
+    CHECK(fa::float_to_e4m3(1.0e30f) == 0x7E);
+    CHECK(fa::float_to_e4m3(INFINITY) == 0x7E);
+    for (float x = 0.0f; x < 1000.0f; x += 0.25f) {
+        const uint8_t b = fa::float_to_e4m3(x);
+        INFO("P = " << x);
+        CHECK(fa::e4m3_any_marked(fa::e4m3_mark_high(b)) == (x >= 432.0f));
+    }
+    // Every non-negative byte in every position, beside neighbours at the carry-prone extremes.
+    for (uint32_t b = 0; b <= 0x7F; ++b)
+        for (uint32_t other : {0x00u, 0x01u, 0x7Du, 0x7Eu, 0x7Fu})
+            for (int pos = 0; pos < 4; ++pos) {
+                uint32_t word = 0;
+                for (int q = 0; q < 4; ++q) word |= (q == pos ? b : other) << (8 * q);
+                const uint32_t marks = fa::e4m3_mark_high(word);
+                INFO("word " << word);
+                for (int q = 0; q < 4; ++q) {
+                    const uint32_t byte = (word >> (8 * q)) & 0xFFu;
+                    CHECK(((marks >> (8 * q + 7)) & 1u) == (byte >= 0x7Eu ? 1u : 0u));
+                }
+                CHECK(fa::e4m3_any_marked(marks) == (b >= 0x7Eu || other >= 0x7Eu));
+            }
+}
+
 TEST_CASE("the per-tensor scale is the largest power of two that keeps amax within 448", "[fp8]") {
     CHECK(fa::fp8_scale_exponent(1.0f) == 8);    // 256 <= 448 < 512
     CHECK(fa::fp8_scale_exponent(448.0f) == 0);
