@@ -281,6 +281,20 @@ __device__ __forceinline__ uint64_t make_smem_desc_sw64(uint32_t smem_addr, uint
            (static_cast<uint64_t>((sbo_bytes & 0x3FFFF) >> 4) << 32) | (2ull << 62);
 }
 
+// The same descriptors as two 32-bit words (rung 8 since session 26): lo = start address >> 4 (bits
+// 0-13) | LBO >> 4 << 16, hi = SBO >> 4 | layout type << 30. A ring slot or k-step moves only the
+// start address, and a shared address stays below 2^18 (227 KiB), so its offset >> 4 never carries
+// out of bits 0-13: adding to lo alone is the 64-bit add, and hi is a constant of the operand.
+// ptxas rebuilt every 64-bit descriptor from the shared base in each loop trip (rung 8, d128: ~45
+// uniform-datapath instructions around 8 QGMMA a tile); the words let it add one 32-bit offset.
+__device__ __forceinline__ uint32_t smem_desc_lo(uint32_t smem_addr, uint32_t lbo_bytes) {
+    return ((smem_addr & 0x3FFFF) >> 4) | (((lbo_bytes & 0x3FFFF) >> 4) << 16);
+}
+constexpr uint32_t smem_desc_hi(uint32_t sbo_bytes, uint32_t layout_type) {
+    return ((sbo_bytes & 0x3FFFF) >> 4) | (layout_type << 30);
+}
+constexpr uint32_t kLayoutSw128 = 1, kLayoutSw64 = 2;
+
 // wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}: N is the template argument of WgmmaM64
 // (specialized for 64, 80, 128, 160 and 256; another N is one more specialization with its operand lists).
 //   ss<T>(d, desc_a, desc_b, scale_d):     A and B from shared memory (both K-major here:
@@ -546,6 +560,17 @@ struct WgmmaM64E4M3<128> {
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));
 #endif
     }
+    // B's descriptor as its two words (smem_desc_lo / smem_desc_hi).
+    static __device__ __forceinline__ void rs(float (&d)[64], const uint32_t (&a)[4], uint32_t desc_b_lo,
+                                              uint32_t desc_b_hi, uint32_t scale_d) {
+#if FA_HOPPER_ENABLED
+        asm volatile("{\n.reg .pred p;\n.reg .b64 db;\nsetp.ne.b32 p, %70, 0;\nmov.b64 db, {%68, %69};\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 " FA_WGMMA_D_REGS_N128
+                     ", {%64, %65, %66, %67}, db, p, 1, 1;\n}\n"
+                     : FA_WGMMA_D_OPERANDS_N128
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(desc_b_lo), "r"(desc_b_hi), "r"(scale_d));
+#endif
+    }
 };
 
 // Head_dim 256 (WgmmaFp8D256): S = Q·Kᵀ over 64 keys (ss, or rs with Q's fragments in registers on
@@ -570,6 +595,17 @@ struct WgmmaM64E4M3<64> {
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));
 #endif
     }
+    // B's descriptor as its two words (smem_desc_lo / smem_desc_hi).
+    static __device__ __forceinline__ void rs(float (&d)[32], const uint32_t (&a)[4], uint32_t desc_b_lo,
+                                              uint32_t desc_b_hi, uint32_t scale_d) {
+#if FA_HOPPER_ENABLED
+        asm volatile("{\n.reg .pred p;\n.reg .b64 db;\nsetp.ne.b32 p, %38, 0;\nmov.b64 db, {%36, %37};\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 " FA_WGMMA_D_REGS_N64
+                     ", {%32, %33, %34, %35}, db, p, 1, 1;\n}\n"
+                     : FA_WGMMA_D_OPERANDS_N64
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(desc_b_lo), "r"(desc_b_hi), "r"(scale_d));
+#endif
+    }
 };
 
 template <>
@@ -581,6 +617,17 @@ struct WgmmaM64E4M3<256> {
                      ", {%128, %129, %130, %131}, %132, p, 1, 1;\n}\n"
                      : FA_WGMMA_D_OPERANDS_N256
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));
+#endif
+    }
+    // B's descriptor as its two words (smem_desc_lo / smem_desc_hi).
+    static __device__ __forceinline__ void rs(float (&d)[128], const uint32_t (&a)[4], uint32_t desc_b_lo,
+                                              uint32_t desc_b_hi, uint32_t scale_d) {
+#if FA_HOPPER_ENABLED
+        asm volatile("{\n.reg .pred p;\n.reg .b64 db;\nsetp.ne.b32 p, %134, 0;\nmov.b64 db, {%132, %133};\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3 " FA_WGMMA_D_REGS_N256
+                     ", {%128, %129, %130, %131}, db, p, 1, 1;\n}\n"
+                     : FA_WGMMA_D_OPERANDS_N256
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(desc_b_lo), "r"(desc_b_hi), "r"(scale_d));
 #endif
     }
 };

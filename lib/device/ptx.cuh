@@ -229,4 +229,13 @@ __device__ __forceinline__ void mbarrier_wait_parity(uint32_t bar, uint32_t pari
 #endif
 }
 
+// x, through a mov ptxas cannot see through: it keeps the value in a register instead of
+// rebuilding it from its inputs at every use (rung 8's descriptor words, rebuilt from the shared
+// base in every loop trip otherwise).
+__device__ __forceinline__ uint32_t opaque(uint32_t x) {
+    uint32_t y;
+    asm volatile("mov.b32 %0, %1;" : "=r"(y) : "r"(x));
+    return y;
+}
+
 }  // namespace fa::ptx

@@ -1,7 +1,8 @@
 // Rung 8 — `wgmma_fp8`: rung 07 (`wgmma_overlap`: producer warpgroup, setmaxnreg, consumer
 // ping-pong, softmax(t+1) under P(t)·V(t)) with Q, K, V in FP8 e4m3 and both GEMMs on the 8-bit
 // tensor-core path, wgmma.mma_async.m64nNk32.f32.e4m3.e4m3: FP32 accumulation, O written in bf16
-// (--dtype Float8E4M3FN; README: FP8). Head_dim 128 (tile 128x128) and 256 (128x64, since session 12).
+// (--dtype Float8E4M3FN; README: FP8). Head_dim 128 (tile 128x128, and 192x64 on the pre-pass way
+// since session 26: three consumer warpgroups) and 256 (128x64, since session 12).
 //
 // What changed from rung 07, and why:
 //   - Operands. Dense H100 FP8 wgmma runs at twice the bf16 rate (1979 vs 989 TFLOP/s dense,
@@ -311,6 +312,23 @@
 //     head_dim 256 +0.7 / +1.7 % (call 6, token alone: +2.3 / +1.7 %). Call 8, as committed, with
 //     cuDNN FP8 in the same call: FP8 / best bf16 rung 1.44-1.47x at head_dim 128, 1.66 / 1.70x
 //     at 256; rung 8 / cuDNN FP8 1.01-1.09x and 1.22 / 1.28x.
+// Session 26 (results/nvidia-h100-80gb-hbm3/session26/, H100 SXM, default timing rule, two rounds):
+//   - Calls 1-2: clock() at eight points of CTA 0's two consumer loops (session26/timeline.patch,
+//     timeline.txt), 4x16x8192x128 on the pre-pass way: a ~1,900-cycle period per 128-key tile,
+//     each warpgroup a serial chain of K wait ~95, GEMM issue 100-290, S wait ~210, softmax
+//     1,090-1,280 (64 MUFU.EX2 need 512), Vᵀ / P·V waits ~75, loop ~95; the two warpgroups' S
+//     landings 512 cycles apart (the tensor pipe runs one's S and P·V, then the other's S), their
+//     softmaxes overlapping ~770 cycles. The issue token on: the same period (1,945). A token
+//     around the softmax instead (softmax_token.patch: the two never overlap, S landings 1,024
+//     apart): each softmax still ~1,200 cycles, period ~1,985, -8 to -12 %. A lone warp's
+//     softmax is latency-bound, not MUFU-bound; hence a third warpgroup (WgmmaFp8D128M192).
+//   - Call 1: K's and Vᵀ's descriptors as 32-bit low words (hopper::smem_desc_lo; ptxas rebuilt
+//     each 64-bit descriptor from the shared base every trip): 45 -> 20 uniform-datapath
+//     instructions around a tile's 8 QGMMA, -1.6 to +2.1 % (level), kept.
+//   - Calls 3-4: head_dim 128's pre-pass way on 192 x 64 tiles, three consumer warpgroups
+//     (WgmmaFp8D128M192 has the numbers). Call 4 with cuDNN FP8 in the same call: FP8 / best bf16
+//     rung 1.55 / 1.51x at 4x16x8192x128, 1.46 / 1.48x at 1x16x16384x128, 1.67 / 1.64x at d256;
+//     rung 8 / cuDNN FP8 1.03-1.27x.
 // ptxas at the bottom, by the instance table.
 
 #include <cuda.h>
@@ -391,6 +409,29 @@ struct WgmmaFp8D128Prepass : WgmmaFp8D128 {
     static constexpr int kProducerRegs = 24;
     static constexpr int kConsumerRegs = 240;
     static constexpr bool kIssueToken = false;
+};
+
+// Head_dim 128's pre-pass way on three consumer warpgroups: 192 query rows x 64 keys a tile (its own
+// registry row, the default where the pre-pass rule holds: d128_prepass_rows). Session 26's clock()
+// timelines (calls 1-2) showed each consumer warpgroup's loop is one serial latency chain: at
+// 4x16x8192 a ~1,900-cycle period per 128-key tile of which its softmax takes ~1,100-1,300 cycles
+// (64 MUFU.EX2 need 512), the S wait ~210, the GEMM issue 100-290, with the tensor pipe half idle;
+// the two chains' softmaxes overlapped ~770 cycles without slowing each other, and taking turns at
+// the softmax (a named-barrier token, call 2) left each ~1,200 and lost 8-12 %. A third chain per
+// sub-partition needs a third warpgroup, which fits only at 64 keys: O 64 + S 32 + P 2 x 8 + Q 16
+// registers, no spill at 160 (128 x 24 + 384 x 160 = 64,512 of 65,536). The in-kernel transpose
+// needs a producer of 72 registers, which leaves 144: that way keeps 128 x 128. Call 3 (H100 SXM,
+// default rule, two rounds, against the 128 x 128 pre-pass way): 4x16x8192 922 -> 972 TFLOP/s,
+// causal 875 -> 903 (+5.5 / +3.2 %); 4x16x4096 862 -> 878, causal 744 -> 749; 1x16x16384 963 -> 967,
+// causal 943 -> 946, where 86 row blocks x 16 heads are 10.4 waves of 132 CTAs (128 rows: 15.5):
+// per wave-slot it is +3.7 % there too. Call 4 (both tiles as registry rows, same rule): 4x16x8192
+// 933.2 -> 1,000.9, causal 886.9 -> 911.3; 1x16x16384 968.1 -> 984.5, causal 953.7 -> 960.4. It runs
+// at a 30-90 MHz lower clock (more work per cycle at the 700 W cap). GPU tests (the whole matrix
+// runs this row) and memcheck / synccheck / racecheck clean (calls 3, 4).
+struct WgmmaFp8D128M192 : WgmmaFp8D128Prepass {
+    static constexpr int kConsumerWarpgroups = 3;
+    static constexpr int kBlockN = 64;
+    static constexpr int kConsumerRegs = 160;
 };
 
 struct WgmmaFp8D256 {
@@ -848,7 +889,13 @@ struct Fp8Consumer {
     int wg, lane, r0, c0;
     uint32_t my_turn, next_turn;
     bool last_wg;
-    uint64_t desc_q, desc_k, desc_vt_a, desc_vt_b;
+    uint64_t desc_q;
+    // K's and Vᵀ's descriptors as low words (hopper::smem_desc_lo: start address and LBO); their
+    // high words are the constants below.
+    uint32_t k_lo, vt_a_lo, vt_b_lo;
+    static constexpr uint32_t kKHi = hopper::smem_desc_hi(1024, hopper::kLayoutSw128);
+    static constexpr uint32_t kVtAHi = kKHi;
+    static constexpr uint32_t kVtBHi = hopper::smem_desc_hi(512, hopper::kLayoutSw64);
 
     __device__ __forceinline__ Fp8Consumer(const Fp8Smem<Tr>& sm, int ctid)
         // ctid / 128, not hopper::warp_uniform(ctid / 128) as rungs 5-7 and 9: the broadcast took the
@@ -863,10 +910,10 @@ struct Fp8Consumer {
           last_wg(wg == Tr::kConsumerWarpgroups - 1),
           // K-major operands (hopper.cuh's descriptor notes): SBO 1024 between 8-row groups.
           desc_q(hopper::make_smem_desc_sw128(sm.q + wg * Tr::kWarpgroupRows * 128, 16, 1024)),
-          desc_k(hopper::make_smem_desc_sw128(sm.k, 16, 1024)),
+          k_lo(ptx::opaque(hopper::smem_desc_lo(sm.k, 16))),
           // Vᵀ's blocks: 8-row groups of 1024 bytes (A) and 512 (B).
-          desc_vt_a(hopper::make_smem_desc_sw128(sm.vt, 16, 1024)),
-          desc_vt_b(hopper::make_smem_desc_sw64(sm.vt + Tr::kVtBOffset, 16, 512)) {}
+          vt_a_lo(ptx::opaque(hopper::smem_desc_lo(sm.vt, 16))),
+          vt_b_lo(ptx::opaque(hopper::smem_desc_lo(sm.vt + Tr::kVtBOffset, 16))) {}
 
     __device__ __forceinline__ void wait_turn() const {
         if constexpr (Tr::kIssueToken) hopper::named_barrier_sync(my_turn, 256);
@@ -900,12 +947,14 @@ __device__ __forceinline__ void issue_qk(float (&s)[Tr::kAccS], const Fp8Consume
 #pragma unroll
     for (int kk = 0; kk < Tr::kKStepsQK; ++kk) {
         const uint32_t off_q = (kk / 4) * Tr::kQChunkBytes + (kk % 4) * 32;
-        const uint32_t off_k = slot * Tr::kKBytes + (kk / 4) * Tr::kKVChunkBytes + (kk % 4) * 32;
+        // K's descriptor low word in 16-byte units, so ptxas adds constants to one slot base.
+        const uint32_t k_lo = c.k_lo + slot * (Tr::kKBytes / 16) + (kk / 4) * (Tr::kKVChunkBytes / 16) + (kk % 4) * 2;
         if constexpr (Tr::kQInRegisters) {
             const uint32_t(&a)[4] = *reinterpret_cast<const uint32_t(*)[4]>(&qa[4 * kk]);
-            hopper::WgmmaM64E4M3<Tr::kBlockN>::rs(s, a, c.desc_k + (off_k >> 4), kk > 0 ? 1u : 0u);
+            hopper::WgmmaM64E4M3<Tr::kBlockN>::rs(s, a, k_lo, Fp8Consumer<Tr>::kKHi, kk > 0 ? 1u : 0u);
         } else {
-            hopper::WgmmaM64E4M3<Tr::kBlockN>::ss(s, c.desc_q + (off_q >> 4), c.desc_k + (off_k >> 4), kk > 0 ? 1u : 0u);
+            const uint64_t desc_k = (static_cast<uint64_t>(Fp8Consumer<Tr>::kKHi) << 32) | k_lo;
+            hopper::WgmmaM64E4M3<Tr::kBlockN>::ss(s, c.desc_q + (off_q >> 4), desc_k, kk > 0 ? 1u : 0u);
         }
     }
 }
@@ -918,9 +967,10 @@ __device__ __forceinline__ void issue_pv(float (&o)[Tr::kAccO], const uint32_t (
     for (int kk = 0; kk < Tr::kKStepsPV; ++kk) {
         // Keys 32kk..32kk+31: in block A while below kVtAKeys, then in block B.
         const bool in_a = 32 * kk < Tr::kVtAKeys;
-        const uint32_t off_v = slot * Tr::kVtBytes + (in_a ? 32 * kk : 32 * kk - Tr::kVtAKeys);
+        const uint32_t off_v16 = slot * (Tr::kVtBytes / 16) + (in_a ? 2 * kk : 2 * kk - Tr::kVtAKeys / 16);
         const uint32_t(&a)[4] = *reinterpret_cast<const uint32_t(*)[4]>(&pa[4 * kk]);
-        hopper::WgmmaM64E4M3<Tr::kHeadDim>::rs(o, a, (in_a ? c.desc_vt_a : c.desc_vt_b) + (off_v >> 4), 1u);
+        hopper::WgmmaM64E4M3<Tr::kHeadDim>::rs(o, a, (in_a ? c.vt_a_lo : c.vt_b_lo) + off_v16,
+                                               in_a ? Fp8Consumer<Tr>::kVtAHi : Fp8Consumer<Tr>::kVtBHi, 1u);
     }
 }
 
@@ -1361,6 +1411,26 @@ cudaError_t launch_wgmma_fp8(const FwdParams& p, cudaStream_t stream) {
     return launch_tma_fwd<Tt, Tt::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tt>, p, stream);
 }
 
+// The 192 x 64 tile's way (WgmmaFp8D128M192): the pre-pass, whatever the problem.
+template <class Config>
+cudaError_t launch_wgmma_fp8_prepass(const FwdParams& p, cudaStream_t stream) {
+    if (p.num_splits > 1 || p.pack_gqa) return cudaErrorInvalidValue;  // caps: plain
+    return launch_with_prepass<Fp8Traits<Config, true>>(p, stream);
+}
+
+// Where head_dim 128's 192 x 64 row is the default: where the 128 x 128 row takes the pre-pass too.
+bool d128_prepass_rows(const KernelInfo&, const KernelInstance&, const ProblemShape& p) {
+    return p.dtype == DType::Float8E4M3FN && use_vt_prepass<WgmmaFp8D128>(p.seqlen_q, p.heads_per_kv(), p.causal);
+}
+constexpr DefaultRule kD128PrepassRows{&d128_prepass_rows, "seqlen_q x heads per K/V head >= 4096 (causal: 8192)"};
+
+template <class Config>
+KernelInstance fp8_prepass_instance(DefaultRule rule) {
+    using Tp = Fp8Traits<Config, true>;
+    return instance_of<Tp>(reinterpret_cast<const void*>(&wgmma_fp8_fwd_kernel<Tp>), &launch_wgmma_fp8_prepass<Config>,
+                           Tp::kNThreads, rule);
+}
+
 // One registry row per tile for both ways (the rule above picks; the tile is the same): the
 // in-kernel transpose's kernel for --list's registers, the larger shared memory of the two.
 template <class Config, class PrepassConfig = Config>
@@ -1379,23 +1449,27 @@ KernelInstance fp8_instance() {
 // kernels (in-kernel transpose / pre-pass):
 //   dtype  D    M x N x threads (+128 launched)  stages  smem (B)            regs (entry/producer/consumer)
 //   e4m3   128  128 x 128 x 256                  4       197,760 / 181,352   168 / 72 / 216, pre-pass 24 / 240
+//   e4m3   128  192 x 64 x 384 (pre-pass only)   4       140,392             128 / 24 / 160
 //   e4m3   256  128 x 64 x 256                   4       214,144 / 230,504   168 / 40 / 232, pre-pass 24 / 240
 // (in-kernel: + 3 raw V staging slots, O staged in them and in Q; pre-pass: O's own staging
 // buffer). At producer 56 / consumer 224 ptxas spilled 36 B, at 64 / 216 8 B (in-kernel transpose).
 // Q in registers (every config since session 22) keeps Q's shared-memory copy: TMA lands it there
 // and each consumer thread reads its 16 / 32 words once.
-// Rung 8's workspace: the pre-pass's Vᵀ where the problem takes it (use_vt_prepass), else none.
+// Rung 8's workspace: the pre-pass's Vᵀ where the problem may take it, else none. At head_dim 128
+// that is every problem, since the 192 x 64 row (chosen with --m_block_size) runs the pre-pass
+// whatever the problem; at 256, where use_vt_prepass holds.
 std::size_t wgmma_fp8_workspace_bytes(const ProblemShape& p) {
     if (p.dtype != DType::Float8E4M3FN) return 0;
     const bool prepass = p.head_dim == WgmmaFp8D256::kHeadDim
                              ? use_vt_prepass<WgmmaFp8D256>(p.seqlen_q, p.heads_per_kv(), p.causal)
-                             : use_vt_prepass<WgmmaFp8D128>(p.seqlen_q, p.heads_per_kv(), p.causal);
+                             : p.head_dim == WgmmaFp8D128::kHeadDim;
     return prepass ? vt_bytes(p.batch, p.kv_heads(), p.head_dim, p.seqlen_k) : 0;
 }
 
 const std::vector<KernelInstance>& wgmma_fp8_instances() {
     static const std::vector<KernelInstance> instances = {
         fp8_instance<WgmmaFp8D128, WgmmaFp8D128Prepass>(),
+        fp8_prepass_instance<WgmmaFp8D128M192>(kD128PrepassRows),
         fp8_instance<WgmmaFp8D256, WgmmaFp8D256Prepass>(),
     };
     return instances;

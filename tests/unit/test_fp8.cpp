@@ -342,9 +342,10 @@ TEST_CASE("kernels without FP8 instances say so", "[fp8][registry]") {
 // Rung 8 transposes V in a pre-pass of its launch (08_wgmma_fp8.cu) where at least 4,096 query rows
 // (8,192 if causal; half as many at head_dim 256) read each K/V head (seqlen_q x heads_per_kv), into
 // the workspace the runner allocates from KernelInfo::workspace_bytes: V's bytes with each Vᵀ row's
-// keys padded to a multiple of 16 (TMA's row alignment), per K/V head. Below that, and for any other
-// dtype, no workspace.
-TEST_CASE("rung 8 asks for the workspace of its V pre-pass where it runs one", "[fp8][registry]") {
+// keys padded to a multiple of 16 (TMA's row alignment), per K/V head. At head_dim 128 the 192 x 64
+// row runs the pre-pass on any problem it is asked for, so every problem gets the workspace; at
+// head_dim 256 below the threshold, and for any other dtype, none.
+TEST_CASE("rung 8 asks for the workspace of its V pre-pass where it may run one", "[fp8][registry]") {
     const fa::KernelInfo* k = fa::find_kernel("wgmma_fp8");
     REQUIRE(k != nullptr);
     REQUIRE(k->workspace_bytes != nullptr);
@@ -377,7 +378,7 @@ TEST_CASE("rung 8 asks for the workspace of its V pre-pass where it runs one", "
         p.seqlen_q = t.seqlen_q;
         CHECK(k->workspace_bytes(p) == std::size_t{2} * 3 * t.head_dim * 16);
         p.seqlen_q = t.seqlen_q - 1;
-        CHECK(k->workspace_bytes(p) == 0);
+        CHECK(k->workspace_bytes(p) == (t.head_dim == 128 ? std::size_t{2} * 3 * 128 * 16 : 0));
     }
     p.head_dim = 256;
     p.causal = true;
@@ -425,4 +426,38 @@ TEST_CASE("the peaks cache gains the FP8 GEMM column and still reads five-column
     }
     CHECK(fa::check_peaks_file(path).find("line 5 is not a peaks row") != std::string::npos);
     std::remove(path.c_str());
+}
+
+// Rung 8 at head_dim 128 has two tiles: 128 x 128 (two consumer warpgroups, either V^T way) and
+// 192 x 64 (three, the pre-pass way only), the default exactly where 128 x 128 takes the pre-pass
+// (session 26: +3 to +6 % at 4x16x8192). An explicit --m_block_size picks either on any problem.
+TEST_CASE("rung 8's head_dim-128 default is 192 x 64 where the V pre-pass rule holds", "[fp8][registry]") {
+    const fa::KernelInfo* k = fa::find_kernel("wgmma_fp8");
+    REQUIRE(k != nullptr);
+    fa::ProblemShape p;
+    p.dtype = fa::DType::Float8E4M3FN;
+    p.head_dim = 128;
+    p.batch = 1;
+    p.heads = 16;
+    const fa::TileConfig wide{192, 64, 384};
+    const fa::TileConfig square{128, 128, 256};
+    struct Case {
+        int seqlen_q;
+        bool causal;
+        fa::TileConfig tile;
+    };
+    for (const Case c : {Case{4096, false, wide}, Case{4095, false, square}, Case{8192, true, wide},
+                         Case{8191, true, square}, Case{512, false, square}}) {
+        p.seqlen_q = p.seqlen_k = c.seqlen_q;
+        p.causal = c.causal;
+        const fa::KernelInstance* inst = nullptr;
+        CHECK(fa::check_support(*k, p, nullptr, 90, 227 * 1024, &inst).empty());
+        REQUIRE(inst != nullptr);
+        CHECK(inst->tile == c.tile);
+        for (const fa::TileConfig t : {wide, square}) {  // either, asked for
+            CHECK(fa::check_support(*k, p, &t, 90, 227 * 1024, &inst).empty());
+            REQUIRE(inst != nullptr);
+            CHECK(inst->tile == t);
+        }
+    }
 }
