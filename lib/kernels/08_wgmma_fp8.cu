@@ -427,7 +427,9 @@ struct WgmmaFp8D128Prepass : WgmmaFp8D128 {
 // per wave-slot it is +3.7 % there too. Call 4 (both tiles as registry rows, same rule): 4x16x8192
 // 933.2 -> 1,000.9, causal 886.9 -> 911.3; 1x16x16384 968.1 -> 984.5, causal 953.7 -> 960.4. It runs
 // at a 30-90 MHz lower clock (more work per cycle at the 700 W cap). GPU tests (the whole matrix
-// runs this row) and memcheck / synccheck / racecheck clean (calls 3, 4).
+// runs this row) and memcheck / synccheck / racecheck clean (calls 3, 4). Call 5, not kept: 6 ring
+// stages (lookahead 4) level (-0.4 to +0.4 %); the issue token on (a ring over the three
+// warpgroups) -1.4 to -3.9 %.
 struct WgmmaFp8D128M192 : WgmmaFp8D128Prepass {
     static constexpr int kConsumerWarpgroups = 3;
     static constexpr int kBlockN = 64;
