@@ -531,7 +531,9 @@ struct WgmmaM64<256> {
 // immediates: both A and B must be K-major (B = Vᵀ for O += P·V, which rung 8 builds in shared
 // memory). The trailing "1, 1" are imm-scale-a and imm-scale-b (no negation).
 //   ss(d, desc_a, desc_b, scale_d):  A and B from shared memory.
-//   rs(d, a, desc_b, scale_d):       A from registers: 4 x b32 of 4 e4m3 each, the k32 A-fragment
+//   rs(d, a, desc_b_lo, desc_b_hi, scale_d):
+//                                    B's descriptor as its two words (smem_desc_lo / smem_desc_hi);
+//                                    A from registers: 4 x b32 of 4 e4m3 each, the k32 A-fragment
 //                                    layout (PTX ISA, "Matrix Fragments for wgmma.mma_async.m64nNk32"):
 //                                    thread (warp w, lane l) holds rows 16w + l/4 (a0-a3, a8-a11) and
 //                                    16w + l/4 + 8 (a4-a7, a12-a15), columns 4·(l%4) + i (a0-a7) and
@@ -551,16 +553,6 @@ struct WgmmaM64E4M3<128> {
                      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 #endif
     }
-    static __device__ __forceinline__ void rs(float (&d)[64], const uint32_t (&a)[4], uint64_t desc_b, uint32_t scale_d) {
-#if FA_HOPPER_ENABLED
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 " FA_WGMMA_D_REGS_N128
-                     ", {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
-                     : FA_WGMMA_D_OPERANDS_N128
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));
-#endif
-    }
-    // B's descriptor as its two words (smem_desc_lo / smem_desc_hi).
     static __device__ __forceinline__ void rs(float (&d)[64], const uint32_t (&a)[4], uint32_t desc_b_lo,
                                               uint32_t desc_b_hi, uint32_t scale_d) {
 #if FA_HOPPER_ENABLED
@@ -586,16 +578,6 @@ struct WgmmaM64E4M3<64> {
                      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 #endif
     }
-    static __device__ __forceinline__ void rs(float (&d)[32], const uint32_t (&a)[4], uint64_t desc_b, uint32_t scale_d) {
-#if FA_HOPPER_ENABLED
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 " FA_WGMMA_D_REGS_N64
-                     ", {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"
-                     : FA_WGMMA_D_OPERANDS_N64
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));
-#endif
-    }
-    // B's descriptor as its two words (smem_desc_lo / smem_desc_hi).
     static __device__ __forceinline__ void rs(float (&d)[32], const uint32_t (&a)[4], uint32_t desc_b_lo,
                                               uint32_t desc_b_hi, uint32_t scale_d) {
 #if FA_HOPPER_ENABLED
@@ -610,16 +592,6 @@ struct WgmmaM64E4M3<64> {
 
 template <>
 struct WgmmaM64E4M3<256> {
-    static __device__ __forceinline__ void rs(float (&d)[128], const uint32_t (&a)[4], uint64_t desc_b, uint32_t scale_d) {
-#if FA_HOPPER_ENABLED
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3 " FA_WGMMA_D_REGS_N256
-                     ", {%128, %129, %130, %131}, %132, p, 1, 1;\n}\n"
-                     : FA_WGMMA_D_OPERANDS_N256
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));
-#endif
-    }
-    // B's descriptor as its two words (smem_desc_lo / smem_desc_hi).
     static __device__ __forceinline__ void rs(float (&d)[128], const uint32_t (&a)[4], uint32_t desc_b_lo,
                                               uint32_t desc_b_hi, uint32_t scale_d) {
 #if FA_HOPPER_ENABLED
