@@ -1420,9 +1420,10 @@ cudaError_t launch_wgmma_fp8_prepass(const FwdParams& p, cudaStream_t stream) {
     return launch_with_prepass<Fp8Traits<Config, true>>(p, stream);
 }
 
-// Where head_dim 128's 192 x 64 row is the default: where the 128 x 128 row takes the pre-pass too.
+// Where head_dim 128's 192 x 64 row is the default: where the 128 x 128 row takes the pre-pass too
+// (check_support asks only the rows of the problem's dtype and head_dim).
 bool d128_prepass_rows(const KernelInfo&, const KernelInstance&, const ProblemShape& p) {
-    return p.dtype == DType::Float8E4M3FN && use_vt_prepass<WgmmaFp8D128>(p.seqlen_q, p.heads_per_kv(), p.causal);
+    return use_vt_prepass<WgmmaFp8D128>(p.seqlen_q, p.heads_per_kv(), p.causal);
 }
 constexpr DefaultRule kD128PrepassRows{&d128_prepass_rows, "seqlen_q x heads per K/V head >= 4096 (causal: 8192)"};
 
