@@ -116,7 +116,7 @@ std::vector<Job> plan_jobs(const ProblemShape& p, const Sweep& sweep, const Devi
                 j.plan = plan_launch(*k, *j.inst, p, dev.sm_count, resident_ctas_per_sm(dev, *j.inst),
                                      static_cast<long long>(dev.l2_bytes));
                 if (k->workspace_bytes) j.kernel_workspace = k->workspace_bytes(p);
-                j.workspace = (j.kernel_workspace + 255) / 256 * 256 + splitkv_workspace_bytes(p, j.plan.num_splits);
+                j.workspace = (j.kernel_workspace + 255) / 256 * 256 + plan_workspace_bytes(p, j.plan);
             }
             // Without a device nothing is allocated, so there is no memory to check.
             if (j.inst && dev.present && io + ref + j.workspace + reserve > dev.free_bytes) {

@@ -169,7 +169,7 @@ const std::vector<CsvColumn>& csv_column_table() {
          [](R r) { return count(r.regs_per_thread); }},
         {"ctas_per_sm", "resident CTAs per SM (occupancy API)", [](R r) { return count(r.ctas_per_sm); }},
         {"waves", "grid CTAs / (CTAs per SM * SMs)", [](R r) { return num(r.waves, r.waves > 0); }},
-        {"note", "why a row was skipped or failed", [](R r) { return r.note; }},
+        {"note", "why a row was skipped or failed; how its tile was chosen (autotuned) or its last wave split (tail split)", [](R r) { return r.note; }},
     };
     return kColumns;
 }

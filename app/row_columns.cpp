@@ -60,7 +60,7 @@ void fill_resources(const DeviceInfo& dev, const KernelInstance& inst, const Lau
     r->regs_per_thread = attr.numRegs;
     r->ctas_per_sm = resident_ctas_per_sm(dev, inst);
     if (r->ctas_per_sm > 0)
-        r->waves = static_cast<double>(plan.ctas) * plan.num_splits / (static_cast<double>(r->ctas_per_sm) * dev.sm_count);
+        r->waves = static_cast<double>(plan.launched_ctas()) / (static_cast<double>(r->ctas_per_sm) * dev.sm_count);
 }
 
 namespace {

@@ -144,6 +144,9 @@ class Runner {
             r.n_block_size = j.inst->tile.n_block_size;
             r.num_threads = j.inst->tile.num_threads;
             r.note = j.tile_note;  // "autotuned ..." when the tile came from the tune cache
+            if (j.plan.tail.tiles > 0)  // the launch's shape beyond the CSV's columns (fa/splitkv.h)
+                r.note += fmt::format("{}tail split: last {} tiles x {} key chunks", r.note.empty() ? "" : "; ",
+                                      j.plan.tail.tiles, j.plan.tail.splits);
             fill_resources(dev_, *j.inst, j.plan, &r);
             if (o_.explain || !dev_.present) {
                 r.check = "n/a";

@@ -48,15 +48,38 @@ LaunchPlan plan_launch(const KernelInfo& kernel, const KernelInstance& inst, con
     const int resident = std::max(sm_count, 1) * std::max(ctas_per_sm, 1);
     const long long short_cap = kernel.caps.persistent ? std::max(1LL, resident / row_blocks) : 1;
     plan.lpt_group = causal_lpt_group(p, slots * p.batch, rows, l2_bytes, short_cap);
-    if (!kernel.caps.split_kv) return plan;
-    plan.num_splits = p.num_splits > 0 ? p.num_splits : choose_num_splits(plan.ctas, resident, plan.key_blocks);
+    plan.block_m = block_m;
+    if (kernel.caps.split_kv)
+        plan.num_splits = p.num_splits > 0 ? p.num_splits : choose_num_splits(plan.ctas, resident, plan.key_blocks);
+    if (kernel.caps.tail_split && plan.num_splits == 1 && !plan.pack_gqa)
+        plan.tail = choose_tail_split(plan.ctas, resident, plan.key_blocks, p.causal);
     return plan;
+}
+
+namespace {
+std::size_t align256(std::size_t x) { return (x + 255) / 256 * 256; }
+std::size_t tail_bytes(const ProblemShape& p, const LaunchPlan& plan) {
+    return static_cast<std::size_t>(plan.tail.tiles) * plan.tail.splits * tail_slot_floats(plan.block_m, p.head_dim) *
+           sizeof(float);
+}
+}  // namespace
+
+std::size_t plan_workspace_bytes(const ProblemShape& p, const LaunchPlan& plan) {
+    return align256(splitkv_workspace_bytes(p, plan.num_splits)) + tail_bytes(p, plan);
 }
 
 void apply_launch_plan(const LaunchPlan& plan, void* split_workspace, FwdParams* prm) {
     prm->pack_gqa = plan.pack_gqa;
     prm->lpt_group = plan.lpt_group;
     assign_splitkv_workspace(prm, plan.num_splits, split_workspace);
+    prm->tail_tiles = plan.tail.tiles;
+    prm->tail_splits = plan.tail.tiles > 0 ? plan.tail.splits : 1;
+    prm->tail_partial = nullptr;
+    if (plan.tail.tiles > 0) {
+        const std::size_t rows = static_cast<std::size_t>(prm->batch) * prm->heads * prm->seqlen_q;
+        prm->tail_partial = reinterpret_cast<float*>(static_cast<unsigned char*>(split_workspace) +
+                                                     align256(splitkv_partial_bytes(rows, prm->head_dim, plan.num_splits)));
+    }
 }
 
 }  // namespace fa

@@ -110,11 +110,14 @@ FwdParams make_fwd_params(const ProblemShape& p, const void* q, const void* k, c
     prm.workspace = workspace;
     prm.workspace_bytes = workspace_bytes;
     // Plain launch: no LSE output, no split, no packing, head slots in order (a LaunchPlan sets
-    // the last three).
+    // the splits, packing and order).
     prm.lse = nullptr;
     prm.num_splits = 1;
     prm.o_partial = nullptr;
     prm.lse_partial = nullptr;
+    prm.tail_tiles = 0;
+    prm.tail_splits = 1;
+    prm.tail_partial = nullptr;
     prm.pack_gqa = false;
     prm.lpt_group = 1;
     return prm;

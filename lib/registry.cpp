@@ -82,6 +82,7 @@ const std::vector<KernelInfo>& kernel_registry() {
     constexpr KernelCaps kLse{true, false, false};
     constexpr KernelCaps kDecode{true, true, true};
     constexpr KernelCaps kPersistent{true, true, true, MathUnit::TensorCore, true};
+    constexpr KernelCaps kTailSplit{false, false, false, MathUnit::TensorCore, false, true};
     static const std::vector<KernelInfo> kRegistry = {
         {0, "naive", "materialized S and P in global memory: cuBLAS GEMM, fp32 softmax, cuBLAS GEMM", 80,
          &naive_instances, &naive_workspace_bytes, false, kPlain, &naive_problem_limit},
@@ -106,7 +107,7 @@ const std::vector<KernelInfo>& kernel_registry() {
         // FP8 inputs only (Float8E4M3FN, bf16 O): every other dtype is UNSUPPORTED from its instance table.
         {8, "wgmma_fp8",
          "wgmma_overlap on FP8: e4m3 wgmma k32 for both GEMMs, V^T by a pre-pass kernel (>= 4096 rows per K/V head at d128, 2048 at d256, twice that causal) or in smem by the producer, P as e4m3 (+128 launched)",
-         90, &wgmma_fp8_instances, &wgmma_fp8_workspace_bytes, true, kPlain},
+         90, &wgmma_fp8_instances, &wgmma_fp8_workspace_bytes, true, kTailSplit},
         {9, "wgmma_persistent",
          "wgmma_overlap with one CTA per SM looping over the row tiles (global counter), next tile's loads under this one's end (+128 launched)",
          90, &wgmma_persistent_instances, nullptr, true, kPersistent, &persistent_problem_limit, &hopper_tile_limit},

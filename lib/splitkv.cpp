@@ -22,6 +22,15 @@ int choose_num_splits(long long ctas, int slots, int key_blocks, int max_splits)
     return n;
 }
 
+TailSplit choose_tail_split(long long ctas, int slots, int key_blocks, bool causal) {
+    if (causal || ctas <= 0 || slots <= 0) return {};
+    const long long tail = ctas % slots;
+    if (tail == 0 || tail > kMaxTailTiles) return {};
+    const long long splits = std::min<long long>({slots / tail, key_blocks / kMinTailChunkBlocks, kMaxTailSplits});
+    if (splits < 2) return {};
+    return {static_cast<int>(tail), static_cast<int>(splits)};
+}
+
 namespace {
 constexpr std::size_t kAlign = 256;
 std::size_t round_up(std::size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
@@ -30,10 +39,14 @@ std::size_t partial_rows(const ProblemShape& p) {
 }
 }  // namespace
 
-std::size_t splitkv_workspace_bytes(const ProblemShape& p, int num_splits) {
+std::size_t splitkv_partial_bytes(std::size_t query_rows, int head_dim, int num_splits) {
     if (num_splits <= 1) return 0;
-    const std::size_t rows = partial_rows(p) * num_splits;
-    return round_up(rows * p.head_dim * sizeof(float)) + round_up(rows * sizeof(float));
+    const std::size_t rows = query_rows * num_splits;
+    return round_up(rows * head_dim * sizeof(float)) + round_up(rows * sizeof(float));
+}
+
+std::size_t splitkv_workspace_bytes(const ProblemShape& p, int num_splits) {
+    return splitkv_partial_bytes(partial_rows(p), p.head_dim, num_splits);
 }
 
 void assign_splitkv_workspace(FwdParams* prm, int num_splits, void* workspace) {

@@ -171,6 +171,32 @@ struct BlockCoords {
     __device__ __forceinline__ int key_tiles() const { return key_tile_end - key_tile_begin; }
 };
 
+// The tail split (FwdParams::tail_tiles, fa/splitkv.h): a kernel launched for the split tiles alone
+// (rung 8 builds its kernel for that too) runs, at grid x, key chunk x % tail_splits of split tile
+// x / tail_splits, whose fwd_grid x follows the grid's unsplit tiles.
+struct TailChunk {
+    int tile_x;      // the tile, as fwd_grid's x
+    int split;       // its key chunk
+    int tail_index;  // which split tile, 0 .. tail_tiles - 1
+};
+__device__ __forceinline__ TailChunk tail_chunk(const FwdParams& p, int block_m, int x) {
+    const int i = x / p.tail_splits;
+    return {fwd_row_blocks(p, block_m) * fwd_head_slots(p) * p.batch - p.tail_tiles + i, x - i * p.tail_splits, i};
+}
+
+// A chunk's coordinates: its tile's, the key range cut to chunk `split` of ceil(tiles / tail_splits)
+// key tiles (the last may be shorter; a causal one could be empty).
+__device__ __forceinline__ BlockCoords tail_chunk_coords(const FwdParams& p, int block_m, int block_n,
+                                                         const TailChunk& g) {
+    BlockCoords blk(p, block_m, block_n, g.tile_x, 0);
+    const int tiles = max(blk.key_tiles(), 0), chunk = (tiles + p.tail_splits - 1) / p.tail_splits;
+    const int end = blk.key_tile_end;
+    blk.key_tile_begin += min(g.split * chunk, tiles);
+    blk.key_tile_end = min(blk.key_tile_begin + chunk, end);
+    blk.split = g.split;
+    return blk;
+}
+
 // Rows of the row space per query position: heads_per_kv with packed GQA, else 1. Read from the
 // kernel parameters where it is used, so it costs no register through a main loop.
 __device__ __forceinline__ int rows_per_position(const FwdParams& p) { return p.pack_gqa ? p.heads_per_kv : 1; }

@@ -31,6 +31,17 @@ inline dim3 fwd_grid(const FwdParams& p, int block_m) {
     return dim3(static_cast<unsigned>(x), static_cast<unsigned>(p.num_splits > 1 ? p.num_splits : 1), 1);
 }
 
+// A tail split's two grids (FwdParams::tail_tiles, fa/splitkv.h): fwd_grid's tiles less the split
+// ones (x may be 0: every tile split), then one CTA per chunk of the split ones.
+inline dim3 grid_before_tail(const FwdParams& p, int block_m) {
+    dim3 g = fwd_grid(p, block_m);
+    g.x -= static_cast<unsigned>(p.tail_tiles);
+    return g;
+}
+inline dim3 tail_chunk_grid(const FwdParams& p) {
+    return dim3(static_cast<unsigned>(p.tail_tiles) * static_cast<unsigned>(p.tail_splits), 1, 1);
+}
+
 // After the main kernel of a split launch, the one combine kernel (fa/splitkv.h) merges the
 // partial outputs; a launch without splits returns `e` unchanged.
 inline cudaError_t finish_splits(const FwdParams& p, cudaError_t e, cudaStream_t stream) {
@@ -84,17 +95,34 @@ constexpr int q_box_rows() {
 // or the maps cannot be encoded. Never synchronizes.
 // `grid` replaces fwd_grid's where given (rung 9: one CTA per SM, each looping over fwd_grid's tiles);
 // `v_map` replaces V's map where given (rung 8's pre-pass: the map of V's transposed copy).
+// `programmatic`: a programmatic dependent launch (ptx.cuh, launch_dependent_grids): it may start
+// while the stream's previous kernel still runs, so it must read nothing that kernel writes and
+// nothing written after that kernel started (rung 8's tail chunks after the tiles' kernel).
 template <class Tr, int kLaunchThreads, typename Kernel>
 cudaError_t launch_tma_fwd(Kernel kernel, const FwdParams& p, cudaStream_t stream, const dim3* grid = nullptr,
-                           const CUtensorMap* v_map = nullptr) {
+                           const CUtensorMap* v_map = nullptr, bool programmatic = false) {
     if (p.head_dim != Tr::kHeadDim || p.dtype != dtype_of<typename Tr::T>()) return cudaErrorInvalidValue;
     FwdTensorMaps maps;
     if (!encode_fwd_tensor_maps(p, TmaBoxRows{q_box_rows<Tr>(), Tr::kBlockN, Tr::kWarpgroupRows}, &maps))
         return cudaErrorInvalidValue;
     if (v_map != nullptr) maps.v = *v_map;
     if (const cudaError_t e = prepare_smem(kernel, Tr::kSmemBytes); e != cudaSuccess) return e;
-    kernel<<<grid ? *grid : fwd_grid(p, Tr::kBlockM), kLaunchThreads, Tr::kSmemBytes, stream>>>(p, maps.q, maps.k,
-                                                                                               maps.v, maps.o);
+    const dim3 g = grid ? *grid : fwd_grid(p, Tr::kBlockM);
+    if (programmatic) {
+        cudaLaunchConfig_t cfg{};
+        cfg.gridDim = g;
+        cfg.blockDim = dim3(kLaunchThreads);
+        cfg.dynamicSmemBytes = Tr::kSmemBytes;
+        cfg.stream = stream;
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr[0].val.programmaticStreamSerializationAllowed = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        const cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, p, maps.q, maps.k, maps.v, maps.o);
+        return finish_splits(p, e, stream);
+    }
+    kernel<<<g, kLaunchThreads, Tr::kSmemBytes, stream>>>(p, maps.q, maps.k, maps.v, maps.o);
     return finish_splits(p, cudaGetLastError(), stream);
 }
 

@@ -139,9 +139,10 @@ __device__ __forceinline__ int tid_x() {
 // cudaLaunchAttributeProgrammaticStreamSerialization may be scheduled once every CTA of this grid
 // has called launch_dependent_grids() or exited, instead of after the grid and its memory flush
 // complete; the dependent must call wait_prerequisite_grids() before it reads what this grid
-// wrote, which returns only once this grid has completed and its writes are visible. The split-KV
-// combine (lib/splitkv_combine.cu) is the only such dependent: its launch then overlaps the main
-// kernel's last wave instead of following it.
+// wrote, which returns only once this grid has completed and its writes are visible. Two such
+// dependents: the split-KV combine (lib/splitkv_combine.cu), whose launch then overlaps the main
+// kernel's last wave instead of following it, and rung 8's tail chunks, which read nothing the
+// tiles' kernel writes and so never wait (lib/kernels/08_wgmma_fp8.cu, launch_attention).
 __device__ __forceinline__ void launch_dependent_grids() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");

@@ -6,6 +6,7 @@
 #include "fa/params.h"
 #include "fa/problem.h"
 #include "fa/registry.h"
+#include "fa/splitkv.h"
 
 namespace fa {
 
@@ -15,6 +16,11 @@ struct LaunchPlan {
     long long ctas = 0;     // CTAs of the main kernel without splits: row blocks · head slots · batch
     int key_blocks = 0;     // key tiles of one row block: ceil(seqlen_k / n_block_size)
     int lpt_group = 1;      // causal tile order: head slots whose row blocks interleave (FwdParams)
+    TailSplit tail;         // the last wave's tiles split along keys (fa/splitkv.h; KernelCaps::tail_split)
+    int block_m = 0;        // the instance's rows per tile (sizes the tail's partials)
+
+    // CTAs the main kernel launches: every split chunk and tail chunk its own.
+    long long launched_ctas() const { return ctas * num_splits + static_cast<long long>(tail.tiles) * (tail.splits - 1); }
 };
 
 // The causal tile order's group (FwdParams::lpt_group): how many consecutive head slots (of the
@@ -66,8 +72,12 @@ inline constexpr DefaultRule kRowsFitOneBlock{&rows_fit_one_block, "Sq x heads p
 LaunchPlan plan_launch(const KernelInfo& kernel, const KernelInstance& inst, const ProblemShape& p, int sm_count,
                        int ctas_per_sm, long long l2_bytes);
 
-// Applies a plan to the parameters of a launch: pack_gqa, lpt_group, num_splits and the split partials,
-// which live in `split_workspace` (splitkv_workspace_bytes(p, plan.num_splits) bytes).
+// Scratch a launch of `plan` needs beyond the kernel's own: the split-KV partials, then the tail
+// split's (each part 256-byte aligned).
+std::size_t plan_workspace_bytes(const ProblemShape& p, const LaunchPlan& plan);
+
+// Applies a plan to the parameters of a launch: pack_gqa, lpt_group, num_splits, the tail split and
+// their partials, which live in `split_workspace` (plan_workspace_bytes(p, plan) bytes).
 void apply_launch_plan(const LaunchPlan& plan, void* split_workspace, FwdParams* prm);
 
 }  // namespace fa

@@ -85,6 +85,17 @@ struct FwdParams {
 
     void* workspace;              // per-kernel scratch (`naive`: S and P)
     std::size_t workspace_bytes;  // size of workspace
+
+    // Tail split (fa/splitkv.h, KernelCaps::tail_split): the grid's last tail_tiles tiles, a last
+    // wave less than half full, each run as tail_splits CTAs over contiguous chunks of its key
+    // tiles by a launch of their own after the other tiles' (rung 8: its kernel built for chunks).
+    // Each writes its unnormalized O and row statistics to its slot of tail_partial ([tile][split],
+    // tail_slot_floats(block_m, head_dim) floats, in the kernel's register order); the last of a
+    // tile's CTAs to finish merges the others' into its own and writes O. 0 / 1 / null: off.
+    // Last in the struct, so the fields before keep the offsets the kernels were tuned with.
+    int tail_tiles;
+    int tail_splits;
+    float* tail_partial;
 };
 
 }  // namespace fa

@@ -20,6 +20,9 @@ struct KernelCaps {
     // One CTA per SM (or per resident slot) loops over the grid's tiles, drawn in grid order from a
     // counter: the causal tile order may group short problems too (fa/launch_plan.h).
     bool persistent = false;
+    // Splits the grid's last wave along keys where it is less than half full (fa/splitkv.h,
+    // FwdParams::tail_tiles), merging the chunks in the kernel.
+    bool tail_split = false;
 };
 
 struct KernelInfo {

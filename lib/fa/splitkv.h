@@ -32,6 +32,8 @@ inline int key_blocks(int seqlen_k, int block_n) { return (seqlen_k + block_n - 
 // Partial outputs of a split launch: o_partial (fp32, [splits][B][H][Sq][D]) then lse_partial
 // (fp32, [splits][B][H][Sq]), each 256-byte aligned. 0 when num_splits <= 1.
 std::size_t splitkv_workspace_bytes(const ProblemShape& p, int num_splits);
+// The same for `query_rows` = B·H·Sq query rows of head_dim columns.
+std::size_t splitkv_partial_bytes(std::size_t query_rows, int head_dim, int num_splits);
 
 // Points prm.o_partial / prm.lse_partial into `workspace` (splitkv_workspace_bytes long) and sets
 // prm.num_splits.
@@ -41,5 +43,34 @@ void assign_splitkv_workspace(FwdParams* prm, int num_splits, void* workspace);
 // strides) and, if prm.lse is set, the final log-sum-exp. Rows every split saw no key of get
 // zeros and -inf. Never synchronizes.
 cudaError_t splitkv_combine(const FwdParams& prm, cudaStream_t stream);
+
+// ---- The tail split (FwdParams::tail_tiles; KernelCaps::tail_split) ----
+// A launch of identical non-causal tiles takes as many tile times as it has waves, rounded up: at
+// 1x16x16384x128 rung 8's 192-row blocks are 86 x 16 = 1,376 CTAs on 132 SMs, 10 full waves and
+// a last one of 56 tiles that runs a whole tile time on 42 % of the GPU (10.4 / 11 = 95 % of a
+// perfect balance). Twice the tiles (2x16x16384) measured +4.6 % per tile on the H100 (session
+// 27 call 1). Cutting each of the last wave's tiles into k key chunks run by k CTAs (k·tail <=
+// SMs) ends the launch after 1/k of a tile time instead; the chunks merge as split-KV's do, but in
+// the kernel (the last of a tile's CTAs to finish merges), and only the tail pays the partials.
+struct TailSplit {
+    int tiles = 0;   // the grid's last `tiles` tiles are split (0: off)
+    int splits = 1;  // CTAs per split tile
+};
+// Fewest key tiles per chunk worth a split: a chunk's partial O (written, then read by the merging
+// CTA, from L2) costs about what two key tiles' K and V loads cost.
+inline constexpr int kMinTailChunkBlocks = 8;
+inline constexpr int kMaxTailSplits = 4;
+// Largest tail the kernels' arrival counters cover (rung 8: one per tile and consumer warpgroup).
+inline constexpr int kMaxTailTiles = 512;
+// `ctas` tiles of `key_blocks` key tiles each on `slots` resident CTAs. Off for causal problems
+// (their grid runs heaviest first, so the last wave holds the shortest tiles), with fewer than two
+// chunks of kMinTailChunkBlocks, and where the last wave is more than half full (its tiles could
+// not all be split).
+TailSplit choose_tail_split(long long ctas, int slots, int key_blocks, bool causal);
+// Floats of one tail CTA's partial: O (block_m x head_dim, fp32) and 8 per row for its statistics
+// (the running max and sum of each of the row's two threads, twice: a float4 per thread).
+inline constexpr std::size_t tail_slot_floats(int block_m, int head_dim) {
+    return static_cast<std::size_t>(block_m) * (head_dim + 8);
+}
 
 }  // namespace fa

@@ -56,7 +56,10 @@
 //   - The issue token (rung 7's ping-pong) only on the in-kernel ways: on the pre-pass ways each
 //     consumer warpgroup issues its GEMMs as soon as its operands are ready (since session 25,
 //     kIssueToken; the configs have the numbers).
-//   - Not here: split-KV, packed GQA and the LSE (caps: plain); head_dim 64.
+//   - The tail split (since session 27; fa/splitkv.h): where the grid's last wave is at most half
+//     full (non-causal), its tiles run as 2-4 key chunks in a second launch of this kernel built
+//     for chunks (kTailChunks), merged in the kernel by the last chunk to finish (merge_tail).
+//   - Not here: split-KV, packed GQA and the LSE; head_dim 64.
 //
 // Prediction (H100 SXM, 4x16x8192, d=128): FA3 reports ~1.2 PFLOP/s FP8 forward (paper, Fig. 7;
 // 1.7-1.9x its bf16). Rung 7 measures 670 TFLOP/s here; 1.5x of it (the issue's bar) is ~1000.
@@ -329,6 +332,30 @@
 //     (WgmmaFp8D128M192 has the numbers). Call 4 with cuDNN FP8 in the same call: FP8 / best bf16
 //     rung 1.55 / 1.51x at 4x16x8192x128, 1.46 / 1.48x at 1x16x16384x128, 1.67 / 1.64x at d256;
 //     rung 8 / cuDNN FP8 1.03-1.27x.
+// Session 27 (results/nvidia-h100-80gb-hbm3/session27/, H100 SXM, default timing rule):
+//   - Call 1: 1x16x16384x128's 1,376 tiles are 10.4 waves; twice the heads (20.8 waves, the same
+//     tiles) ran 1,007.4 -> 1,053.5 TFLOP/s (+4.6 %), causal 973.7 -> 998.5. Hence the tail split
+//     (fa/splitkv.h): the last 56 tiles as 2 key chunks each. Calls 3-4, 7 against the build
+//     without it: 1x16x16384x128 986.3 -> 1,028.2 (three rounds; +2.3 / +3.0 % in calls 3-4),
+//     2x16x8192x128 938.8 -> 978.4, 1x4x8192x128 697.2 -> 878.5, 1x1x8192x256 708.9 -> 978.4;
+//     unsplit shapes level (4x16x8192 993.4 -> 999.5, causal 911.1 -> 915.2).
+//   - How it is built, and why (calls 2-4): one kernel for tiles and chunks (the decode and the
+//     merge behind runtime tests) kept the main loop's 1,094 instructions but not their order, and
+//     cost causal problems it never split 0.7-1.8 %; so the chunks are this kernel's second build
+//     (kTailChunks), and the tiles' build is the measured one, SASS-identical but for its
+//     tensor-map parameter offsets (FwdParams' new fields are last) and, when a split follows, its
+//     launch_dependents. The chunks' launch is a programmatic dependent one (+0.6 to +2.2 % over
+//     a plain launch after the tiles'), whose CTAs take SMs as the last wave frees them; a plain
+//     one where every tile is split (launch_attention).
+//   - Measured and not kept: each consumer warpgroup computing only the key tiles its own rows
+//     see (the causal diagonal's last one or two, a head's rows past seqlen_q) and releasing the
+//     rest unread: -6 to -7 % everywhere (call 3: the per-warpgroup tile count reordered the
+//     loop); the 192x64 tile persistent (one CTA per SM, a snake order of tiles, the next Q loaded
+//     under this tile, 124 B of spills outside the key loop): -1 to -3 % non-causal, -7 to -10 %
+//     causal (call 5); the causal order's groups at 8 / 16 head slots: level (call 2).
+//   - Call 8, the committed kernels with cuDNN in the same call: FP8 / best bf16 rung 1.54 / 1.49x
+//     at 4x16x8192x128, 1.50 (1.497) / 1.47x at 1x16x16384x128, 1.65 / 1.65x at d256; rung 8 /
+//     cuDNN FP8 1.08-1.26x.
 // ptxas at the bottom, by the instance table.
 
 #include <cuda.h>
@@ -1108,10 +1135,21 @@ __device__ __forceinline__ uint32_t out_chunk(const Fp8Smem<Tr>& sm, int ch) {
                                     : sm.q + (ch - Tr::kOutChunksInRaw) * Tr::kQChunkBytes;
 }
 
-template <class Tr>
+// The CTA's coordinates: its tile's, or with kTailChunks (the tail split's launch) its chunk's.
+// fresh: from the block index read again (ptx::ctaid_x), for the epilogue (BlockCoords).
+template <class Tr, bool kTailChunks>
+__device__ __forceinline__ BlockCoords cta_coords(const FwdParams& p, bool fresh) {
+    if constexpr (kTailChunks)
+        return tail_chunk_coords(p, Tr::kBlockM, Tr::kBlockN,
+                                 tail_chunk(p, Tr::kBlockM, fresh ? ptx::ctaid_x() : static_cast<int>(blockIdx.x)));
+    else
+        return BlockCoords(p, Tr::kBlockM, Tr::kBlockN, fresh);
+}
+
+template <class Tr, bool kTailChunks>
 __device__ __forceinline__ void store_o(const float (&o)[Tr::kAccO], float (&row_sum)[2], const Fp8Consumer<Tr>& c,
                                         const Fp8Smem<Tr>& sm, const CUtensorMap* tm_o, const FwdParams& p) {
-    const BlockCoords blk(p, Tr::kBlockM, Tr::kBlockN, true);
+    const BlockCoords blk = cta_coords<Tr, kTailChunks>(p, true);
     const int rows = p.seqlen_q * rows_per_position(p);
     const bool leader = threadIdx.x % 128 == 0;  // the warpgroup's first thread (consumers start at 128)
     float inv[2];
@@ -1142,11 +1180,89 @@ __device__ __forceinline__ void store_o(const float (&o)[Tr::kAccO], float (&row
     }
 }
 
+// ---- The tail split (fa/splitkv.h): a split tile's chunks merge in the kernel ----
+
+// Arrivals at each split tile, per consumer warpgroup (each merges its 64 rows on its own). Zero
+// at module load; the merging warpgroup's leader sets its counter back to zero, so the next launch
+// in the stream finds zeros. Two launches of rung 8 must therefore not run concurrently (fa-bench
+// launches on one stream), as with rung 9's tile counter.
+constexpr int kMaxConsumerWarpgroups = 4;
+__device__ int g_tail_arrivals[kMaxTailTiles * kMaxConsumerWarpgroups];
+
+// A tail chunk's consumer thread, after its last P·V: writes its O (unnormalized), running max and
+// running sum as float4s in its chunk's slot, thread-major (kVecs float4s of one thread kNThreads
+// apart, so a warp's stores are 512 contiguous bytes); the warpgroup's leader counts the
+// warpgroup in; the last of the tile's chunks to arrive reads the others' slots (from L2) and
+// merges them into its registers, as splitkv_combine merges split-KV's partials: with m the
+// larger running max, O = O_a·2^(m_a − m) + O_b·2^(m_b − m), l likewise; a chunk that saw no key
+// (m = -inf) adds nothing. Every chunk's P carries the same 2^kPScaleLog2, which cancels in O / l.
+// The threads of one row hold the same running max, so each thread merges its own columns' sums
+// and store_o adds the quad's as without a split. Returns whether this warpgroup stores O. The
+// staging rows are free here: the raw V slots they share (in-kernel way) were last read by the
+// transpose of the last key tile, whose Vᵀ this warpgroup has waited for.
+template <class Tr>
+__device__ __forceinline__ bool merge_tail(float (&o)[Tr::kAccO], float (&row_max)[2], float (&row_sum)[2],
+                                           const Fp8Consumer<Tr>& c, const Fp8Smem<Tr>& sm, const FwdParams& p,
+                                           int ctid) {
+    const TailChunk part = tail_chunk(p, Tr::kBlockM, ptx::ctaid_x());
+    constexpr int kVecs = 1 + Tr::kAccO / 4;  // the statistics, then O
+    static_assert(static_cast<std::size_t>(Tr::kNThreads) * kVecs * 4 == tail_slot_floats(Tr::kBlockM, Tr::kHeadDim),
+                  "a slot is kVecs float4s per consumer thread");
+    const std::size_t slot_vecs = tail_slot_floats(Tr::kBlockM, Tr::kHeadDim) / 4;
+    float4* const slots = reinterpret_cast<float4*>(p.tail_partial) +
+                          static_cast<std::size_t>(part.tail_index) * p.tail_splits * slot_vecs + ctid;
+    float4* const mine = slots + part.split * slot_vecs;
+    __stcg(mine, make_float4(row_max[0], row_max[1], row_sum[0], row_sum[1]));
+#pragma unroll
+    for (int j = 0; j < Tr::kAccO / 4; ++j)
+        __stcg(mine + (j + 1) * Tr::kNThreads, make_float4(o[4 * j], o[4 * j + 1], o[4 * j + 2], o[4 * j + 3]));
+    __threadfence();  // the slot before the count (the merging chunk's fence below pairs with it)
+    hopper::named_barrier_sync(Tr::kEpilogueBar + c.wg, 128);
+    // The flag in the warpgroup's own O staging rows, which only its store_o writes, after this.
+    const uint32_t flag = out_chunk(sm, 0) + c.wg * Tr::kWarpgroupRows * 128;
+    if (threadIdx.x % 128 == 0) {
+        int* const arrivals = &g_tail_arrivals[part.tail_index * kMaxConsumerWarpgroups + c.wg];
+        const bool last = atomicAdd(arrivals, 1) == p.tail_splits - 1;
+        if (last) atomicExch(arrivals, 0);  // every chunk has counted in: ready for the next launch
+        ptx::st_shared_b32(flag, last ? 1u : 0u);
+    }
+    hopper::named_barrier_sync(Tr::kEpilogueBar + c.wg, 128);
+    if (ptx::ld_shared_b32(flag) == 0) return false;
+    // Every thread's read of the flag before store_o writes O over it (racecheck, session 27 call 4).
+    hopper::named_barrier_sync(Tr::kEpilogueBar + c.wg, 128);
+    __threadfence();
+#pragma unroll 1
+    for (int split = 0; split < p.tail_splits; ++split) {
+        if (split == part.split) continue;
+        const float4* const other = slots + split * slot_vecs;
+        const float4 st = __ldcg(other);
+        const float other_max[2] = {st.x, st.y}, other_sum[2] = {st.z, st.w};
+        float mine_f[2], other_f[2];
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const float m = fmaxf(row_max[h], other_max[h]);
+            mine_f[h] = row_max[h] == -CUDART_INF_F ? 0.0f : exp2f(row_max[h] - m);
+            other_f[h] = other_max[h] == -CUDART_INF_F ? 0.0f : exp2f(other_max[h] - m);
+            row_sum[h] = row_sum[h] * mine_f[h] + other_sum[h] * other_f[h];
+            row_max[h] = m;
+        }
+#pragma unroll
+        for (int j = 0; j < Tr::kAccO / 4; ++j) {
+            const float4 x = __ldcg(other + (j + 1) * Tr::kNThreads);
+            o[4 * j] = o[4 * j] * mine_f[0] + x.x * other_f[0];
+            o[4 * j + 1] = o[4 * j + 1] * mine_f[0] + x.y * other_f[0];
+            o[4 * j + 2] = o[4 * j + 2] * mine_f[1] + x.z * other_f[1];
+            o[4 * j + 3] = o[4 * j + 3] * mine_f[1] + x.w * other_f[1];
+        }
+    }
+    return true;
+}
+
 // The consumer schedule is rung 7's (07_wgmma_overlap.cu: program order, why the waits sit where
 // they do, and the deadlock argument, which holds here with the producer's rule in Fp8Traits):
 //   batch 0 = S(0); batch t+1 = S(t+1) then O += P(t)·V(t) (two commit groups); softmax(t+1) runs
 //   between wait_group 1 and wait_group 0; batch n = P(n-1)·V(n-1).
-template <class Tr>
+template <class Tr, bool kTailChunks>
 __device__ __forceinline__ void consume(const Fp8Smem<Tr>& sm, const FwdParams& p, const BlockCoords& blk, int n_tiles,
                                         const CUtensorMap* tm_o, int ctid) {
     const Fp8Consumer<Tr> c(sm, ctid);
@@ -1269,12 +1385,18 @@ __device__ __forceinline__ void consume(const Fp8Smem<Tr>& sm, const FwdParams& 
             last_batch(pa);
         }
     }
-    store_o(o, row_sum, c, sm, tm_o, p);
+    if constexpr (kTailChunks)
+        if (!merge_tail(o, row_max, row_sum, c, sm, p, ctid)) return;  // another chunk of the tile stores O
+    store_o<Tr, kTailChunks>(o, row_sum, c, sm, tm_o, p);
 }
 
-// Grid as every fused rung (BlockCoords). Warpgroup 0 = producer (TMA from thread 0; without the
-// pre-pass the V transpose from all 128), warpgroups 1..2 = consumers.
-template <class Tr>
+// Grid as every fused rung (BlockCoords), or with kTailChunks the tail split's chunks (TailChunk).
+// Warpgroup 0 = producer (TMA from thread 0; without the pre-pass the V transpose from all 128),
+// warpgroups 1.. = consumers. The chunks' build is a kernel of its own so that the tiles' build is
+// the one measured without the split: sharing one kernel (the decode and the merge behind a
+// runtime test) left the main loop's instruction count but not its schedule, -0.7 to -1.8 % causal
+// (session 27 calls 2-3).
+template <class Tr, bool kTailChunks = false>
 __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
     wgmma_fp8_fwd_kernel(const FwdParams p, const __grid_constant__ CUtensorMap tm_q,
                          const __grid_constant__ CUtensorMap tm_k, const __grid_constant__ CUtensorMap tm_v,
@@ -1282,9 +1404,11 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
 #if FA_HOPPER_ENABLED
     extern __shared__ unsigned char smem_raw[];
     const Fp8Smem<Tr> sm(smem_raw);
-    const BlockCoords blk(p, Tr::kBlockM, Tr::kBlockN);
+    const BlockCoords blk = cta_coords<Tr, kTailChunks>(p, false);
     const int n_tiles = blk.key_tiles();
     const int tid = threadIdx.x;
+    // The tail chunks (a programmatic launch) may take SMs as this grid's last wave frees them.
+    if (!kTailChunks && p.tail_tiles > 0) ptx::launch_dependent_grids();
     if (tid == 0) sm.init_barriers();
     __syncthreads();
     if (tid < 128) {
@@ -1292,7 +1416,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
         produce(sm, &tm_q, &tm_k, &tm_v, blk, n_tiles, p, tid);
     } else {
         hopper::setmaxnreg_inc<Tr::kConsumerRegs>();
-        consume(sm, p, blk, n_tiles, &tm_o, tid - 128);
+        consume<Tr, kTailChunks>(sm, p, blk, n_tiles, &tm_o, tid - 128);
     }
 #endif  // FA_HOPPER_ENABLED
 }
@@ -1386,6 +1510,24 @@ bool use_vt_prepass(long long seqlen_q, long long heads_per_kv, bool causal) {
     return seqlen_q * heads_per_kv >= Config::kVtPrepassMinRows * (causal ? 2 : 1);
 }
 
+// The attention kernel over the grid's tiles and, with a tail split (fa/splitkv.h), its chunks' build
+// over the split tiles' chunks, launched after it in the stream (its CTAs take the SMs the last
+// wave leaves). v_map: the pre-pass's Vᵀ map, or null for V's. Never synchronizes.
+template <class Tr>
+cudaError_t launch_attention(const FwdParams& p, cudaStream_t stream, const CUtensorMap* v_map) {
+    if (p.tail_tiles == 0)
+        return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tr>, p, stream, nullptr, v_map);
+    const dim3 tiles = grid_before_tail(p, Tr::kBlockM), chunks = tail_chunk_grid(p);
+    if (tiles.x == 0)  // every tile split: a plain launch (the kernel before it may write what the chunks read)
+        return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tr, true>, p, stream, &chunks, v_map);
+    if (const cudaError_t e = launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tr>, p, stream, &tiles, v_map);
+        e != cudaSuccess)
+        return e;
+    // Programmatic: the chunks read only what was written before the tiles' kernel started (Q, K, V,
+    // the pre-pass's Vᵀ), and write O rows and partials the tiles' kernel does not touch.
+    return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tr, true>, p, stream, &chunks, v_map, true);
+}
+
 // The pre-pass into the workspace (wgmma_fp8_workspace_bytes), then the attention kernel with the
 // Vᵀ map in V's place; both in the stream, so one timed launch covers both. Never synchronizes.
 template <class Tr>
@@ -1399,24 +1541,30 @@ cudaError_t launch_with_prepass(const FwdParams& p, cudaStream_t stream) {
     if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
     CUtensorMap vt_map;
     if (!encode_fp8_vt_map(p, p.workspace, keys_padded, Tr::kBlockN, Tr::kHeadDim, &vt_map)) return cudaErrorInvalidValue;
-    return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tr>, p, stream, nullptr, &vt_map);
+    return launch_attention<Tr>(p, stream, &vt_map);
+}
+
+// Caps: no split-KV, no packing; a tail split within the arrival counters, with its partials.
+bool plain_or_tail_split(const FwdParams& p) {
+    if (p.num_splits > 1 || p.pack_gqa) return false;
+    return p.tail_tiles == 0 || (p.tail_tiles <= kMaxTailTiles && p.tail_splits >= 2 && p.tail_partial != nullptr);
 }
 
 // PrepassConfig: the pre-pass way's config where it differs from the in-kernel transpose's (the
 // same tile; registers and Q's home: WgmmaFp8D256Prepass).
 template <class Config, class PrepassConfig = Config>
 cudaError_t launch_wgmma_fp8(const FwdParams& p, cudaStream_t stream) {
-    if (p.num_splits > 1 || p.pack_gqa) return cudaErrorInvalidValue;  // caps: plain
+    if (!plain_or_tail_split(p)) return cudaErrorInvalidValue;
     using Tt = Fp8Traits<Config, false>;  // the in-kernel transpose
     if (use_vt_prepass<Config>(p.seqlen_q, p.heads_per_kv, p.causal))
         return launch_with_prepass<Fp8Traits<PrepassConfig, true>>(p, stream);
-    return launch_tma_fwd<Tt, Tt::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tt>, p, stream);
+    return launch_attention<Tt>(p, stream, nullptr);
 }
 
 // The 192 x 64 tile's way (WgmmaFp8D128M192): the pre-pass, whatever the problem.
 template <class Config>
 cudaError_t launch_wgmma_fp8_prepass(const FwdParams& p, cudaStream_t stream) {
-    if (p.num_splits > 1 || p.pack_gqa) return cudaErrorInvalidValue;  // caps: plain
+    if (!plain_or_tail_split(p)) return cudaErrorInvalidValue;
     return launch_with_prepass<Fp8Traits<Config, true>>(p, stream);
 }
 
@@ -1449,7 +1597,8 @@ KernelInstance fp8_instance() {
 }  // namespace
 
 // The instances (ptxas, CUDA 13.0, -O3, sm_90a; 0-byte stack frame, no spills), each in two
-// kernels (in-kernel transpose / pre-pass):
+// kernels (in-kernel transpose / pre-pass), each of those built twice (tiles / tail chunks, the same
+// registers):
 //   dtype  D    M x N x threads (+128 launched)  stages  smem (B)            regs (entry/producer/consumer)
 //   e4m3   128  128 x 128 x 256                  4       197,760 / 181,352   168 / 72 / 216, pre-pass 24 / 240
 //   e4m3   128  192 x 64 x 384 (pre-pass only)   4       140,392             128 / 24 / 160

@@ -192,18 +192,20 @@ struct CaseData {
     // One launch of `inst` as the runner does it (fa/launch_plan.h), with `num_splits` asked for
     // (0: the heuristic), checked against the reference: O always, the LSE where the kernel
     // writes it.
-    void run(const fa::KernelInfo& kernel, const fa::KernelInstance& inst, int num_splits, const std::string& case_label) {
+    // sm_count: the SMs the plan is made for (132, the H100's, unless a case needs another tail).
+    fa::LaunchPlan run(const fa::KernelInfo& kernel, const fa::KernelInstance& inst, int num_splits,
+                       const std::string& case_label, int sm_count = 132) {
         fa::ProblemShape q = p;
         q.num_splits = num_splits;
-        const fa::LaunchPlan plan = fa::plan_launch(kernel, inst, q, 132, 1, this_device().l2_bytes);
-        const std::string label =
-            fmt::format("{} {} d{} {}x{}x{} {} splits {} (asked {}) pack {} lpt_group {}", kernel.slug,
-                        fa::dtype_name(p.dtype), p.head_dim, inst.tile.m_block_size, inst.tile.n_block_size,
-                        inst.tile.num_threads, case_label, plan.num_splits, num_splits, plan.pack_gqa, plan.lpt_group);
+        const fa::LaunchPlan plan = fa::plan_launch(kernel, inst, q, sm_count, 1, this_device().l2_bytes);
+        const std::string label = fmt::format(
+            "{} {} d{} {}x{}x{} {} splits {} (asked {}) pack {} lpt_group {} tail {} x {}", kernel.slug,
+            fa::dtype_name(p.dtype), p.head_dim, inst.tile.m_block_size, inst.tile.n_block_size, inst.tile.num_threads,
+            case_label, plan.num_splits, num_splits, plan.pack_gqa, plan.lpt_group, plan.tail.tiles, plan.tail.splits);
         INFO(label);
         const std::size_t kernel_ws = kernel.workspace_bytes ? kernel.workspace_bytes(p) : 0;
         const std::size_t split_offset = (kernel_ws + 255) / 256 * 256;
-        const std::size_t ws_bytes = split_offset + fa::splitkv_workspace_bytes(q, plan.num_splits);
+        const std::size_t ws_bytes = split_offset + fa::plan_workspace_bytes(q, plan);
         if (t.ws) cudaFree(t.ws), t.ws = nullptr;
         if (ws_bytes) cuda_ok(cudaMalloc(&t.ws, ws_bytes));
         fa::FwdParams prm = fa::make_fwd_params(q, t.q, t.k, t.v, t.o, t.ws, kernel_ws, descale);
@@ -223,6 +225,7 @@ struct CaseData {
             INFO("lse max_abs_err " << l.max_abs_err << " " << l.reason);
             CHECK(l.pass);
         }
+        return plan;
     }
 };
 
@@ -426,6 +429,38 @@ TEST_CASE("rung 8's V pre-pass matches the reference", "[gpu]") {
                                                           fa::layout_name(p.layout));
                     for (auto [kernel, inst] : work) data.run(*kernel, *inst, 1, label);
                 }
+}
+
+// Rung 8's tail split (fa/splitkv.h): the grid's last tiles cut into key chunks that the last chunk
+// to finish merges in the kernel. Plans for the H100's 132 SMs, where 20-28 tiles are all split
+// (4 chunks at 64 keys a tile, 2 at 128), and for 32 SMs, where 12-4 tiles are split after full
+// waves of unsplit ones; 2,100 keys leave a partial last key tile (the last chunk is shorter);
+// 777 query rows take the in-kernel transpose, 2,051 x 2 heads per K/V head the pre-pass (the
+// 192 x 64 row takes it always). Each case requires the plan to split, so that it tests the merge.
+TEST_CASE("rung 8's tail split merges its key chunks", "[gpu]") {
+    for (int d : {128, 256})
+        for (auto [seqlen_q, sm_count] : {std::pair{777, 132}, std::pair{2051, 32}}) {
+            Selection work;
+            for (auto [kernel, inst] : matrix_instances(fa::DType::Float8E4M3FN, d))
+                if (std::string(kernel->slug) == "wgmma_fp8") work.emplace_back(kernel, inst);
+            if (work.empty()) continue;
+            fa::ProblemShape p;
+            p.batch = 1;
+            p.heads = 4;
+            p.heads_kv = 2;
+            p.seqlen_q = seqlen_q;
+            p.seqlen_k = 2100;
+            p.head_dim = d;
+            p.dtype = fa::DType::Float8E4M3FN;
+            CaseData data(p, 4242 + d + seqlen_q, true);
+            const std::string label = fmt::format("b1 h4 hkv2 sq{} sk2100 on {} SMs", seqlen_q, sm_count);
+            for (auto [kernel, inst] : work) {
+                const fa::LaunchPlan plan = data.run(*kernel, *inst, 1, label, sm_count);
+                INFO(label << " " << inst->tile.m_block_size << "x" << inst->tile.n_block_size);
+                CHECK(plan.tail.tiles > 0);
+                CHECK(plan.tail.splits >= 2);
+            }
+        }
 }
 
 // Decode and serving shapes (issue #9): few query rows against long keys, grouped K/V heads (packed

@@ -180,3 +180,48 @@ TEST_CASE("causal tile order: the grouped order balances the FA2 grid's causal p
             CHECK(perfect / makespan(old_order, 132) < 0.97);
         }
 }
+
+TEST_CASE("plan_launch: rung 8 splits its last wave, after split-KV's partials in the workspace", "[grid_order]") {
+    const fa::KernelInfo* fp8 = fa::find_kernel("wgmma_fp8");
+    const fa::KernelInfo* overlap = fa::find_kernel("wgmma_overlap");
+    REQUIRE(fp8 != nullptr);
+    REQUIRE(overlap != nullptr);
+    fa::ProblemShape p;
+    p.batch = 1;
+    p.heads = 16;
+    p.seqlen_q = p.seqlen_k = 16384;
+    p.head_dim = 128;
+    p.dtype = fa::DType::Float8E4M3FN;
+    const fa::KernelInstance* m192 = nullptr;
+    for (const fa::KernelInstance* i : fa::runnable_instances(*fp8, p.dtype, p.head_dim, 0, 0))
+        if (i->tile.m_block_size == 192) m192 = i;
+    REQUIRE(m192 != nullptr);
+    // 86 row blocks x 16 heads = 1,376 tiles of 256 key tiles: 10 waves of 132 and 56 tiles in 2 chunks.
+    const fa::LaunchPlan plan = fa::plan_launch(*fp8, *m192, p, 132, 1, kH100L2);
+    CHECK(plan.ctas == 1376);
+    CHECK(plan.tail.tiles == 56);
+    CHECK(plan.tail.splits == 2);
+    CHECK(plan.launched_ctas() == 1376 + 56);
+    const std::size_t slot = 192 * (128 + 8) * sizeof(float);
+    CHECK(fa::plan_workspace_bytes(p, plan) == 56 * 2 * slot);
+    fa::FwdParams prm{};
+    unsigned char buffer[16];
+    fa::apply_launch_plan(plan, buffer, &prm);
+    CHECK(prm.tail_tiles == 56);
+    CHECK(prm.tail_splits == 2);
+    CHECK(reinterpret_cast<unsigned char*>(prm.tail_partial) == buffer);  // no split-KV partials before it
+    // Causal: heaviest tiles first, nothing split; a rung without the capability never splits.
+    p.causal = true;
+    CHECK(fa::plan_launch(*fp8, *m192, p, 132, 1, kH100L2).tail.tiles == 0);
+    p.causal = false;
+    p.dtype = fa::DType::BFloat16;
+    const auto rows = fa::runnable_instances(*overlap, p.dtype, p.head_dim, 0, 0);
+    REQUIRE_FALSE(rows.empty());
+    const fa::LaunchPlan bf16 = fa::plan_launch(*overlap, *rows.front(), p, 132, 1, kH100L2);
+    CHECK(bf16.tail.tiles == 0);
+    fa::FwdParams plain{};
+    fa::apply_launch_plan(bf16, nullptr, &plain);
+    CHECK(plain.tail_tiles == 0);
+    CHECK(plain.tail_splits == 1);
+    CHECK(plain.tail_partial == nullptr);
+}

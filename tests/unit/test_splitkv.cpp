@@ -67,3 +67,29 @@ TEST_CASE("split workspace: fp32 partial O then LSE, 256-byte aligned", "[splitk
     CHECK(f.num_splits == 1);
     CHECK(f.o_partial == nullptr);
 }
+
+TEST_CASE("tail split: the last wave's tiles cut into key chunks where it is at most half full", "[splitkv]") {
+    // 1x16x16384x128 on rung 8's 192-row blocks: 1,376 tiles of 256 key tiles on 132 SMs, 10 full
+    // waves and 56 tiles: 2 chunks each (112 CTAs) end the launch half a tile time earlier.
+    fa::TailSplit t = fa::choose_tail_split(1376, 132, 256, false);
+    CHECK(t.tiles == 56);
+    CHECK(t.splits == 2);
+    // Causal grids run heaviest first: their last wave holds the shortest tiles. Not split.
+    CHECK(fa::choose_tail_split(1376, 132, 256, true).tiles == 0);
+    // A last wave of 68 (over half): 2 chunks each would need 136 CTAs, more than one wave.
+    CHECK(fa::choose_tail_split(2048, 132, 256, false).tiles == 0);
+    // Whole waves: nothing to split.
+    CHECK(fa::choose_tail_split(1320, 132, 256, false).tiles == 0);
+    // 20 tiles: up to 6 chunks fit the wave, kMaxTailSplits caps them at 4.
+    t = fa::choose_tail_split(20, 132, 256, false);
+    CHECK(t.tiles == 20);
+    CHECK(t.splits == fa::kMaxTailSplits);
+    // Chunks of at least kMinTailChunkBlocks key tiles: 17 key tiles make 2, 15 none.
+    CHECK(fa::choose_tail_split(20, 132, 17, false).splits == 2);
+    CHECK(fa::choose_tail_split(20, 132, 15, false).tiles == 0);
+    // 44 tiles on 132 SMs (1x16x2048 at 192 rows is 176: 132 + 44): 3 chunks of 11 key tiles.
+    t = fa::choose_tail_split(176, 132, 33, false);
+    CHECK(t.tiles == 44);
+    CHECK(t.splits == 3);
+    CHECK(fa::choose_tail_split(0, 132, 256, false).tiles == 0);
+}
