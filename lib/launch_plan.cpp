@@ -77,8 +77,8 @@ void apply_launch_plan(const LaunchPlan& plan, void* split_workspace, FwdParams*
     prm->tail_partial = nullptr;
     if (plan.tail.tiles > 0) {
         const std::size_t rows = static_cast<std::size_t>(prm->batch) * prm->heads * prm->seqlen_q;
-        prm->tail_partial = reinterpret_cast<float*>(static_cast<unsigned char*>(split_workspace) +
-                                                     align256(splitkv_partial_bytes(rows, prm->head_dim, plan.num_splits)));
+        const std::size_t offset = align256(splitkv_partial_bytes(rows, prm->head_dim, plan.num_splits));
+        prm->tail_partial = reinterpret_cast<float*>(static_cast<unsigned char*>(split_workspace) + offset);
     }
 }
 

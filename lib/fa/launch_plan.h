@@ -20,7 +20,9 @@ struct LaunchPlan {
     int block_m = 0;        // the instance's rows per tile (sizes the tail's partials)
 
     // CTAs the main kernel launches: every split chunk and tail chunk its own.
-    long long launched_ctas() const { return ctas * num_splits + static_cast<long long>(tail.tiles) * (tail.splits - 1); }
+    long long launched_ctas() const {
+        return ctas * num_splits + static_cast<long long>(tail.tiles) * (tail.splits - 1);
+    }
 };
 
 // The causal tile order's group (FwdParams::lpt_group): how many consecutive head slots (of the

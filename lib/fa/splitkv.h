@@ -56,8 +56,10 @@ struct TailSplit {
     int tiles = 0;   // the grid's last `tiles` tiles are split (0: off)
     int splits = 1;  // CTAs per split tile
 };
-// Fewest key tiles per chunk worth a split: a chunk's partial O (written, then read by the merging
-// CTA, from L2) costs about what two key tiles' K and V loads cost.
+// Fewest key tiles per chunk (set by reasoning, not tuned): a chunk writes its partial once and the
+// merging CTA reads it back, block_m·(head_dim + 8)·4 bytes (104 KB at rung 8's 192 x 128), about
+// what 6 key tiles of K and Vᵀ bring in at FP8 head_dim 128; from 8 key tiles on, a chunk's own
+// loads and math outweigh it. The split shapes measured (session 27) have 128-256 key tiles.
 inline constexpr int kMinTailChunkBlocks = 8;
 inline constexpr int kMaxTailSplits = 4;
 // Largest tail the kernels' arrival counters cover (rung 8: one per tile and consumer warpgroup).

@@ -1520,9 +1520,8 @@ cudaError_t launch_attention(const FwdParams& p, cudaStream_t stream, const CUte
     const dim3 tiles = grid_before_tail(p, Tr::kBlockM), chunks = tail_chunk_grid(p);
     if (tiles.x == 0)  // every tile split: a plain launch (the kernel before it may write what the chunks read)
         return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tr, true>, p, stream, &chunks, v_map);
-    if (const cudaError_t e = launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tr>, p, stream, &tiles, v_map);
-        e != cudaSuccess)
-        return e;
+    const cudaError_t e = launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tr>, p, stream, &tiles, v_map);
+    if (e != cudaSuccess) return e;
     // Programmatic: the chunks read only what was written before the tiles' kernel started (Q, K, V,
     // the pre-pass's Vᵀ), and write O rows and partials the tiles' kernel does not touch.
     return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tr, true>, p, stream, &chunks, v_map, true);
