@@ -106,7 +106,7 @@ const std::vector<KernelInfo>& kernel_registry() {
          90, &wgmma_overlap_instances, nullptr, true, kDecode, nullptr, &hopper_tile_limit},
         // FP8 inputs only (Float8E4M3FN, bf16 O): every other dtype is UNSUPPORTED from its instance table.
         {8, "wgmma_fp8",
-         "wgmma_overlap on FP8: e4m3 wgmma k32 for both GEMMs, V^T by a pre-pass kernel (>= 4096 rows per K/V head at d128, 2048 at d256, twice that causal) or in smem by the producer, P as e4m3 (+128 launched)",
+         "wgmma_overlap on FP8: e4m3 wgmma k32 for both GEMMs, V^T by a pre-pass kernel (>= 4096 rows per K/V head at d128, 2048 at d256, twice that causal) or in smem by the producer, P as e4m3, a last wave at most half full split into key chunks (+128 launched)",
          90, &wgmma_fp8_instances, &wgmma_fp8_workspace_bytes, true, kTailSplit},
         {9, "wgmma_persistent",
          "wgmma_overlap with one CTA per SM looping over the row tiles (global counter), next tile's loads under this one's end (+128 launched)",
