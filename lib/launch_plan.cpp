@@ -56,16 +56,12 @@ LaunchPlan plan_launch(const KernelInfo& kernel, const KernelInstance& inst, con
     return plan;
 }
 
-namespace {
-std::size_t align256(std::size_t x) { return (x + 255) / 256 * 256; }
-std::size_t tail_bytes(const ProblemShape& p, const LaunchPlan& plan) {
-    return static_cast<std::size_t>(plan.tail.tiles) * plan.tail.splits * tail_slot_floats(plan.block_m, p.head_dim) *
-           sizeof(float);
-}
-}  // namespace
-
+// A plan has split-KV partials or the tail split's (plan_launch splits the tail only without
+// split-KV), so either starts the split workspace.
 std::size_t plan_workspace_bytes(const ProblemShape& p, const LaunchPlan& plan) {
-    return align256(splitkv_workspace_bytes(p, plan.num_splits)) + tail_bytes(p, plan);
+    const std::size_t tail_floats =
+        static_cast<std::size_t>(plan.tail.tiles) * plan.tail.splits * tail_slot_floats(plan.block_m, p.head_dim);
+    return splitkv_workspace_bytes(p, plan.num_splits) + tail_floats * sizeof(float);
 }
 
 void apply_launch_plan(const LaunchPlan& plan, void* split_workspace, FwdParams* prm) {
@@ -73,13 +69,8 @@ void apply_launch_plan(const LaunchPlan& plan, void* split_workspace, FwdParams*
     prm->lpt_group = plan.lpt_group;
     assign_splitkv_workspace(prm, plan.num_splits, split_workspace);
     prm->tail_tiles = plan.tail.tiles;
-    prm->tail_splits = plan.tail.tiles > 0 ? plan.tail.splits : 1;
-    prm->tail_partial = nullptr;
-    if (plan.tail.tiles > 0) {
-        const std::size_t rows = static_cast<std::size_t>(prm->batch) * prm->heads * prm->seqlen_q;
-        const std::size_t offset = align256(splitkv_partial_bytes(rows, prm->head_dim, plan.num_splits));
-        prm->tail_partial = reinterpret_cast<float*>(static_cast<unsigned char*>(split_workspace) + offset);
-    }
+    prm->tail_splits = plan.tail.splits;
+    prm->tail_partial = plan.tail.tiles > 0 ? static_cast<float*>(split_workspace) : nullptr;
 }
 
 }  // namespace fa

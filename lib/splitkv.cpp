@@ -39,14 +39,10 @@ std::size_t partial_rows(const ProblemShape& p) {
 }
 }  // namespace
 
-std::size_t splitkv_partial_bytes(std::size_t query_rows, int head_dim, int num_splits) {
-    if (num_splits <= 1) return 0;
-    const std::size_t rows = query_rows * num_splits;
-    return round_up(rows * head_dim * sizeof(float)) + round_up(rows * sizeof(float));
-}
-
 std::size_t splitkv_workspace_bytes(const ProblemShape& p, int num_splits) {
-    return splitkv_partial_bytes(partial_rows(p), p.head_dim, num_splits);
+    if (num_splits <= 1) return 0;
+    const std::size_t rows = partial_rows(p) * num_splits;
+    return round_up(rows * p.head_dim * sizeof(float)) + round_up(rows * sizeof(float));
 }
 
 void assign_splitkv_workspace(FwdParams* prm, int num_splits, void* workspace) {

@@ -6,6 +6,7 @@
 #include <cuda_fp16.h>
 #include <math_constants.h>
 
+#include "device/launch.cuh"  // launch_kernel
 #include "device/ptx.cuh"
 #include "fa/splitkv.h"
 
@@ -172,19 +173,8 @@ bool waits_for_prerequisite_grids() {
 // and the combine are a measurable share.
 template <typename T, int kChunks>
 cudaError_t launch_combine_chunks(const FwdParams& p, unsigned blocks, cudaStream_t stream) {
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(blocks);
-    cfg.blockDim = dim3(32 * kRowsPerBlock);
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    if (waits_for_prerequisite_grids<T, kChunks>()) {
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-    }
-    return cudaLaunchKernelEx(&cfg, combine_kernel<T, kChunks>, p);
+    return launch_kernel(combine_kernel<T, kChunks>, dim3(blocks), dim3(32 * kRowsPerBlock), 0, stream,
+                         waits_for_prerequisite_grids<T, kChunks>(), p);
 }
 
 // One float4 chunk per lane up to head_dim 128, two above: a 128-wide row then keeps twice as

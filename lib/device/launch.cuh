@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <type_traits>
+#include <utility>
 
 #include "device/block_info.cuh"
 #include "fa/kernel_api.h"
@@ -29,6 +30,26 @@ template <> constexpr DType dtype_of<__nv_fp8_e4m3>() { return DType::Float8E4M3
 inline dim3 fwd_grid(const FwdParams& p, int block_m) {
     const long long x = static_cast<long long>(fwd_row_blocks(p, block_m)) * fwd_head_slots(p) * p.batch;
     return dim3(static_cast<unsigned>(x), static_cast<unsigned>(p.num_splits > 1 ? p.num_splits : 1), 1);
+}
+
+// One launch through cudaLaunchKernelEx; with `programmatic`, a programmatic dependent launch (ptx.cuh,
+// launch_dependent_grids): the kernel may then start while the stream's previous kernel still runs, so
+// it must wait for it (wait_prerequisite_grids) before reading what it writes, or read nothing it
+// writes nor anything written after it started. Returns the launch's error. Never synchronizes.
+template <typename... Params, typename... Args>
+cudaError_t launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream,
+                          bool programmatic, Args&&... args) {
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    cfg.attrs = programmatic ? attr : nullptr;
+    cfg.numAttrs = programmatic ? 1 : 0;
+    return cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...);
 }
 
 // A tail split's two grids (FwdParams::tail_tiles, fa/splitkv.h): fwd_grid's tiles less the split
@@ -95,9 +116,8 @@ constexpr int q_box_rows() {
 // or the maps cannot be encoded. Never synchronizes.
 // `grid` replaces fwd_grid's where given (rung 9: one CTA per SM, each looping over fwd_grid's tiles);
 // `v_map` replaces V's map where given (rung 8's pre-pass: the map of V's transposed copy).
-// `programmatic`: a programmatic dependent launch (ptx.cuh, launch_dependent_grids): it may start
-// while the stream's previous kernel still runs, so it must read nothing that kernel writes and
-// nothing written after that kernel started (rung 8's tail chunks after the tiles' kernel).
+// `programmatic`: a programmatic dependent launch (launch_kernel; rung 8's tail chunks after its
+// tiles' kernel).
 template <class Tr, int kLaunchThreads, typename Kernel>
 cudaError_t launch_tma_fwd(Kernel kernel, const FwdParams& p, cudaStream_t stream, const dim3* grid = nullptr,
                            const CUtensorMap* v_map = nullptr, bool programmatic = false) {
@@ -107,23 +127,9 @@ cudaError_t launch_tma_fwd(Kernel kernel, const FwdParams& p, cudaStream_t strea
         return cudaErrorInvalidValue;
     if (v_map != nullptr) maps.v = *v_map;
     if (const cudaError_t e = prepare_smem(kernel, Tr::kSmemBytes); e != cudaSuccess) return e;
-    const dim3 g = grid ? *grid : fwd_grid(p, Tr::kBlockM);
-    if (programmatic) {
-        cudaLaunchConfig_t cfg{};
-        cfg.gridDim = g;
-        cfg.blockDim = dim3(kLaunchThreads);
-        cfg.dynamicSmemBytes = Tr::kSmemBytes;
-        cfg.stream = stream;
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attr[0].val.programmaticStreamSerializationAllowed = 1;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-        const cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, p, maps.q, maps.k, maps.v, maps.o);
-        return finish_splits(p, e, stream);
-    }
-    kernel<<<g, kLaunchThreads, Tr::kSmemBytes, stream>>>(p, maps.q, maps.k, maps.v, maps.o);
-    return finish_splits(p, cudaGetLastError(), stream);
+    const cudaError_t e = launch_kernel(kernel, grid ? *grid : fwd_grid(p, Tr::kBlockM), dim3(kLaunchThreads),
+                                        Tr::kSmemBytes, stream, programmatic, p, maps.q, maps.k, maps.v, maps.o);
+    return finish_splits(p, e, stream);
 }
 
 // The registry row of the instance that traits Tr describe. num_threads is the tile's thread

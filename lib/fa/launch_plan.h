@@ -74,8 +74,8 @@ inline constexpr DefaultRule kRowsFitOneBlock{&rows_fit_one_block, "Sq x heads p
 LaunchPlan plan_launch(const KernelInfo& kernel, const KernelInstance& inst, const ProblemShape& p, int sm_count,
                        int ctas_per_sm, long long l2_bytes);
 
-// Scratch a launch of `plan` needs beyond the kernel's own: the split-KV partials, then the tail
-// split's (each part 256-byte aligned).
+// Scratch a launch of `plan` needs beyond the kernel's own: the split-KV partials or the tail
+// split's (a plan never has both).
 std::size_t plan_workspace_bytes(const ProblemShape& p, const LaunchPlan& plan);
 
 // Applies a plan to the parameters of a launch: pack_gqa, lpt_group, num_splits, the tail split and

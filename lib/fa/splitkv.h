@@ -32,8 +32,6 @@ inline int key_blocks(int seqlen_k, int block_n) { return (seqlen_k + block_n - 
 // Partial outputs of a split launch: o_partial (fp32, [splits][B][H][Sq][D]) then lse_partial
 // (fp32, [splits][B][H][Sq]), each 256-byte aligned. 0 when num_splits <= 1.
 std::size_t splitkv_workspace_bytes(const ProblemShape& p, int num_splits);
-// The same for `query_rows` = B·H·Sq query rows of head_dim columns.
-std::size_t splitkv_partial_bytes(std::size_t query_rows, int head_dim, int num_splits);
 
 // Points prm.o_partial / prm.lse_partial into `workspace` (splitkv_workspace_bytes long) and sets
 // prm.num_splits.

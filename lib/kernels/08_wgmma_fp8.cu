@@ -1205,6 +1205,7 @@ __device__ __forceinline__ bool merge_tail(float (&o)[Tr::kAccO], float (&row_ma
                                            const Fp8Consumer<Tr>& c, const Fp8Smem<Tr>& sm, const FwdParams& p,
                                            int ctid) {
     const TailChunk part = tail_chunk(p, Tr::kBlockM, ptx::ctaid_x());
+    static_assert(Tr::kConsumerWarpgroups <= kMaxConsumerWarpgroups, "g_tail_arrivals' counters per tile");
     constexpr int kVecs = 1 + Tr::kAccO / 4;  // the statistics, then O
     static_assert(static_cast<std::size_t>(Tr::kNThreads) * kVecs * 4 == tail_slot_floats(Tr::kBlockM, Tr::kHeadDim),
                   "a slot is kVecs float4s per consumer thread");
