@@ -356,6 +356,16 @@
 //   - Call 8, the committed kernels with cuDNN in the same call: FP8 / best bf16 rung 1.54 / 1.49x
 //     at 4x16x8192x128, 1.50 (1.497) / 1.47x at 1x16x16384x128, 1.65 / 1.65x at d256; rung 8 /
 //     cuDNN FP8 1.08-1.26x.
+// Session 28 (results/nvidia-h100-80gb-hbm3/session28/, H100 SXM): where a 192 x 64 CTA's time goes,
+// from clock64 stamps at eight points of every CTA (a diagnostic build, session28's patch): 1,241-1,287
+// cycles a 64-key tile, and ~8,300 outside them (1,540 between CTAs on an SM, ~1,900 until Q lands,
+// ~830 until the first S, ~2,750 of epilogue a warpgroup, warpgroups ending 1,000-1,700 apart): 5 % of
+// a CTA's slot at 1x16x16384 causal, 9 % at 4x16x8192 causal, 2.5-5 % non-causal. Not kept, each
+// against this kernel in one call: the tile persistent with a global tile counter (a tile boundary of
+// ~4,500 cycles, but the loop scheduled differently and 2.8-2.9 % slower a key tile: -2.5 to -4.7 %;
+// with S's scale in a uniform register again -1.2 to -3.3 %); O stored from registers to global memory
+// (-1 to -3 %, -10 % at 8x16x2048 causal); the next wave's Q prefetched into L2 (level to -2 %). Each
+// moved the consumers' loop schedule, as every change here has.
 // ptxas at the bottom, by the instance table.
 
 #include <cuda.h>
