@@ -364,8 +364,10 @@
 // against this kernel in one call: the tile persistent with a global tile counter (a tile boundary of
 // ~4,500 cycles, but the loop scheduled differently and 2.8-2.9 % slower a key tile: -2.5 to -4.7 %;
 // with S's scale in a uniform register again -1.2 to -3.3 %); O stored from registers to global memory
-// (-1 to -3 %, -10 % at 8x16x2048 causal); the next wave's Q prefetched into L2 (level to -2 %). Each
-// moved the consumers' loop schedule, as every change here has.
+// (-1 to -3 %, -10 % at 8x16x2048 causal); the next wave's Q prefetched into L2 (level to -2 %); the
+// tile persistent over a static longest-first schedule in constant memory, the ring's barriers
+// re-initialized between tiles (level, -1.1 to +0.5 %). Each moved the consumers' loop schedule, as
+// every change here has.
 // ptxas at the bottom, by the instance table.
 
 #include <cuda.h>
