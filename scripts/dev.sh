@@ -8,6 +8,9 @@
 #                         registers, stack and spill bytes of every kernel instance of those
 #                         files (default: all of lib/kernels), from ptxas -v with the build's own
 #                         flags (scripts/ptxas_report.py); no GPU needed
+#   scripts/dev.sh loops [--kernel REGEX] [OTHER]
+#                         the built fa-bench's hot loops, or whether they differ from OTHER's (a
+#                         binary or cuobjdump -sass text; scripts/sass_loops.py); no GPU needed
 # Extra arguments after `run` go to fa-bench. BUILD_DIR (default build) and
 # CMAKE_CUDA_ARCHITECTURES (default: CMakeLists.txt's 80) may be set in the environment.
 set -euo pipefail
@@ -88,7 +91,8 @@ kernel_registers() {
 }
 
 usage() {
-    echo "usage: scripts/dev.sh run [fa-bench flags...] | scripts/dev.sh test | scripts/dev.sh regs [lib/kernels/X.cu ...]"
+    echo "usage: scripts/dev.sh run [fa-bench flags...] | scripts/dev.sh test | scripts/dev.sh regs [lib/kernels/X.cu ...]" \
+         "| scripts/dev.sh loops [--kernel REGEX] [OTHER]"
 }
 
 case "$mode" in
@@ -97,6 +101,7 @@ case "$mode" in
         echo "  run   install what is missing (apt), build, run fa-bench (flags go to it)"
         echo "  test  install what is missing, build, make build/venv (scripts/requirements.txt), run CTest"
         echo "  regs  registers / stack / spill bytes per kernel instance of those files (ptxas -v, the build's flags)"
+        echo "  loops the built fa-bench's hot loops (cuobjdump -sass), or whether they differ from OTHER's"
         echo "  BUILD_DIR (default build) and CMAKE_CUDA_ARCHITECTURES (default 80) may be set"
         exit 0
         ;;
@@ -115,6 +120,10 @@ case "$mode" in
     regs)
         install_missing
         kernel_registers "$@"
+        ;;
+    loops)
+        [[ -x "$build/fa-bench" ]] || { echo "dev.sh loops: no $build/fa-bench (build it first)" >&2; exit 2; }
+        exec python3 "$repo/scripts/sass_loops.py" "$build/fa-bench" "$@"
         ;;
     *)
         usage >&2
