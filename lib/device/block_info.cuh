@@ -34,6 +34,11 @@ __host__ __device__ __forceinline__ int fwd_head_slots(const FwdParams& p) {
 __host__ __device__ __forceinline__ int fwd_row_blocks(const FwdParams& p, int block_m) {
     return (fwd_rows(p) + block_m - 1) / block_m;
 }
+// Tiles of fwd_grid's x: row blocks · head slots · batch (the host's fwd_grid counts them in 64 bits
+// to refuse a grid past 2^31 − 1 before any kernel computes this).
+__host__ __device__ __forceinline__ int fwd_grid_tiles(const FwdParams& p, int block_m) {
+    return fwd_row_blocks(p, block_m) * fwd_head_slots(p) * p.batch;
+}
 
 template <typename T>
 struct BlockInfo {
@@ -181,7 +186,7 @@ struct TailChunk {
 };
 __device__ __forceinline__ TailChunk tail_chunk(const FwdParams& p, int block_m, int x) {
     const int i = x / p.tail_splits;
-    return {fwd_row_blocks(p, block_m) * fwd_head_slots(p) * p.batch - p.tail_tiles + i, x - i * p.tail_splits, i};
+    return {fwd_grid_tiles(p, block_m) - p.tail_tiles + i, x - i * p.tail_splits, i};
 }
 
 // A chunk's coordinates: its tile's, the key range cut to chunk `split` of ceil(tiles / tail_splits)

@@ -318,16 +318,11 @@ __device__ int work_counter[2];
 // The producer's next tile: the first gridDim.x are the CTAs' own, the rest come from the counter.
 __device__ __forceinline__ int next_work() { return atomicAdd(&work_counter[0], 1) + static_cast<int>(gridDim.x); }
 
-template <class Tr>
-__device__ __forceinline__ int grid_x_tiles(const FwdParams& p) {
-    return fwd_row_blocks(p, Tr::kBlockM) * fwd_head_slots(p) * p.batch;
-}
-
 // Tile w of the n_work = fwd_grid's x · y (x fastest: row blocks of one head slot, then slots,
 // batch; y = split).
 template <class Tr>
 __device__ __forceinline__ BlockCoords work_coords(const FwdParams& p, int w) {
-    const int grid_x = grid_x_tiles<Tr>(p);
+    const int grid_x = fwd_grid_tiles(p, Tr::kBlockM);
     return BlockCoords(p, Tr::kBlockM, Tr::kBlockN, w % grid_x, w / grid_x);
 }
 
@@ -411,7 +406,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
         // ---- Producer warpgroup: thread 0 loads every tile's Q, K and V ----
         hopper::setmaxnreg_dec<Tr::kProducerRegs>();
         if (tid == 0) {
-            const int n_work = grid_x_tiles<Tr>(p) * (p.num_splits > 1 ? p.num_splits : 1);
+            const int n_work = fwd_grid_tiles(p, Tr::kBlockM) * (p.num_splits > 1 ? p.num_splits : 1);
             int g = 0;  // key tiles loaded so far (ring position)
             int i = 0;  // tiles whose Q was loaded
 #pragma unroll 1
