@@ -2,7 +2,8 @@
 
 Untimed warm-up launches (a count, then seconds of GPU time; more after the GPU idled), then each
 timed launch between its own pair of CUDA events, in batches until a minimum time or a wall-time
-limit (time_launches); median, min, max and noise (stddev / mean) of those times (timing_stats).
+limit, each next batch queued before the one in flight is waited for, as fa-bench's (time_launches);
+median, min, max and noise (stddev / mean) of those times (timing_stats).
 torch is passed in by the caller, so this module imports without it. The NVML readings during the
 timed launches are gpu_clocks.py's.
 """
@@ -78,6 +79,18 @@ def time_launches(torch, launch: Callable[[], object], settings: "Settings",
       timed part has taken settings.max_time seconds of wall time. With min_time 0 that is exactly
       settings.iterations launches (peers.py: --iterations given).
 
+    The batches are pipelined as fa-bench's (run_timed_batches): the next batch is queued before
+    the one in flight is waited for (on its last event), so the GPU does not drain between batches,
+    and the batch queued past the stop is waited for but not counted. Until session 29 every batch
+    sat behind a spin kernel (enqueue_gpu_sleep) and was waited for with torch.cuda.synchronize():
+    a few ms of near-idle GPU per batch, which let the peer's kernels run cooler and faster than
+    fa-bench's back-to-back rows. Session 29 call 3 (H100 SXM, the same kernels, old -> this
+    harness, TFLOP/s at mean SM MHz): cuDNN 32x16x512x128 529.9 @ 1,822-1,865 -> 453.4 @
+    1,402-1,438, 4x16x8192x128 615.2 -> 601.0, 2x32x8192x64 454.1 -> 446.6; FA2 300.5 -> 282.6,
+    352.7 -> 349.9, 310.4 -> 302.6. The spin kernel now precedes a batch only where one launch takes
+    less than the backend's host cost per call (the CPU could not stay ahead of the GPU, and a
+    launch's events would time the CPU), and before the first two batches.
+
     flush_l2, when given, runs before each timed launch, outside the events. sampler, when given
     (a gpu_clocks.ClockSampler), reads the GPU's clocks from the first timed batch to the last, as
     fa-bench's rows do. Returns the per-launch times in ms, the warm-up launch count, the warm-up's
@@ -85,57 +98,96 @@ def time_launches(torch, launch: Callable[[], object], settings: "Settings",
     warmup_time = settings.warmup_time
     if idle is not None and idle.idle_now():
         warmup_time = max(warmup_time, settings.gpu_warmup_time)
-    for _ in range(settings.warmup_iterations):
-        launch()
-    torch.cuda.synchronize()
-    warmup_launches, warmup_ms = settings.warmup_iterations, 0.0
-    while warmup_ms < warmup_time * 1e3:
+    n = settings.iterations
+    host_ms = (host_us_per_call + 50.0) * 1e-3  # the backend's call, two event records, an L2 flush
+
+    def queue_warmup() -> _Batch:
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        for _ in range(settings.iterations):
+        for _ in range(n):
             launch()
         end.record()
-        torch.cuda.synchronize()
-        spent = start.elapsed_time(end)
-        warmup_launches += settings.iterations
-        if spent <= 0:  # a clock that does not advance would never end the loop
-            break
-        warmup_ms += spent
+        return _Batch(False, [start], [end])
 
-    wall_start = time.perf_counter()
-    if sampler is not None:
-        sampler.start()
-    try:
-        times = _timed_batches(torch, launch, settings, flush_l2, clock_mhz, host_us_per_call, wall_start)
-    finally:  # the sampler's thread ends with the timed part, also when a launch raises
-        samples = sampler.stop() if sampler is not None else None
-    if idle is not None:
-        idle.mark_busy()
-    return {"times": times, "warmup_iterations": warmup_launches, "warmup_ms": warmup_ms, "clock_samples": samples}
-
-
-def _timed_batches(torch, launch: Callable[[], object], settings: "Settings", flush_l2: Callable[[], object] | None,
-                   clock_mhz: float, host_us_per_call: float, wall_start: float) -> list[float]:
-    """time_launches' timed part: batches of settings.iterations launches, each between its own
-    event pair, until min_time of GPU time or max_time of wall time."""
-    times: list[float] = []
-    while True:
-        starts = [torch.cuda.Event(enable_timing=True) for _ in range(settings.iterations)]
-        ends = [torch.cuda.Event(enable_timing=True) for _ in range(settings.iterations)]
-        # The backend's own call cost plus ~50 µs for two event records and an L2 flush, per launch:
-        # the CPU queues the whole batch behind the sleep, so no launch waits for Python.
-        enqueue_gpu_sleep(torch, min((host_us_per_call + 50.0) * 1e-3 * settings.iterations, 200.0), clock_mhz)
+    def queue_timed() -> _Batch:
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
+        ends = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
         for start, end in zip(starts, ends):
             if flush_l2 is not None:
                 flush_l2()
             start.record()
             launch()
             end.record()
-        torch.cuda.synchronize()
-        times += [start.elapsed_time(end) for start, end in zip(starts, ends)]
-        total = sum(times)
-        if total >= settings.min_time * 1e3 or total <= 0 or time.perf_counter() - wall_start >= settings.max_time:
-            return times
+        return _Batch(True, starts, ends)
+
+    for _ in range(settings.warmup_iterations):
+        launch()
+    warmup_launches, warmup_ms = settings.warmup_iterations, 0.0
+    times: list[float] = []
+    est_ms = 0.0  # one launch's time, once a batch has been waited for
+    wall_start = None
+    samples = None
+    # The first batch and the one queued behind it go out while the GPU spins.
+    enqueue_gpu_sleep(torch, min(2 * host_ms * n, 200.0), clock_mhz)
+    try:
+        in_flight = None
+        warming = warmup_time > 0
+        while True:
+            # What goes next: warm-up while the warm-up time (waited for, plus the batch in flight
+            # as estimated) falls short; then timed batches, one only for a fixed count.
+            in_flight_warm_ms = est_ms * n if in_flight is not None and not in_flight.timed else 0.0
+            if warming and warmup_ms + in_flight_warm_ms < warmup_time * 1e3:
+                following = queue_warmup()
+            elif wall_start is None or settings.min_time > 0:
+                warming = False
+                if est_ms and est_ms < host_ms:
+                    enqueue_gpu_sleep(torch, min(host_ms * n, 200.0), clock_mhz)
+                if wall_start is None:
+                    wall_start = time.perf_counter()
+                    if sampler is not None:
+                        sampler.start()
+                following = queue_timed()
+            else:
+                following = None  # the fixed count's one timed batch is in flight
+            if in_flight is not None:
+                done = in_flight.wait()
+                if not in_flight.timed:
+                    warmup_launches += n
+                    warmup_ms += done[0]
+                    est_ms = done[0] / n
+                    if done[0] <= 0:  # a clock that does not advance would never end the warm-up
+                        warming = False
+                else:
+                    times += done
+                    total = sum(times)
+                    est_ms = total / len(times)
+                    if settings.min_time <= 0 or total >= settings.min_time * 1e3 or total <= 0 or \
+                            time.perf_counter() - wall_start >= settings.max_time:
+                        if sampler is not None:
+                            samples, sampler = sampler.stop(), None
+                        if following is not None:
+                            following.wait()  # queued past the stop: not counted
+                        break
+            in_flight = following
+    finally:  # the sampler's thread ends with the timed part, also when a launch raises
+        if sampler is not None and wall_start is not None:
+            samples = sampler.stop()
+    if idle is not None:
+        idle.mark_busy()
+    return {"times": times, "warmup_iterations": warmup_launches, "warmup_ms": warmup_ms, "clock_samples": samples}
+
+
+@dataclasses.dataclass
+class _Batch:
+    """Launches queued between event pairs: one pair around a warm-up batch, one per timed launch."""
+    timed: bool
+    starts: list
+    ends: list
+
+    def wait(self) -> list[float]:
+        """The batch's times in ms once its last event has passed (the work queued after it runs on)."""
+        self.ends[-1].synchronize()
+        return [start.elapsed_time(end) for start, end in zip(self.starts, self.ends)]
 
 
 def l2_flusher(torch, device: int):

@@ -190,6 +190,9 @@ class FakeEvent:
     def record(self):
         pass
 
+    def synchronize(self):
+        pass
+
     def elapsed_time(self, end):
         return 0.25  # ms: every timed launch of the fake takes a quarter millisecond
 
@@ -369,10 +372,11 @@ def run_cudnn_once(monkeypatch, tmp_path, *timing_flags):
 def test_peers_warm_up_and_time_for_as_long_as_fa_bench_by_default(monkeypatch, tmp_path):
     # 5 warm-up launches, then batches of 20 between one event pair (the fake's pair reads 0.25 ms)
     # until 1 ms of GPU time: 4 batches, 80 launches; timed launches (0.25 ms each) in batches of
-    # 20 until they sum to 12 ms: 3 batches, 60 launches.
+    # 20 until they sum to 12 ms: 3 batches, 60 launches, and a fourth queued behind the third
+    # (the pipeline's, as fa-bench's), waited for and not counted.
     calls, row = run_cudnn_once(monkeypatch, tmp_path, "--warmup_time", "0.001", "--gpu_warmup_time", "0",
                                 "--min_time", "0.012")
-    assert len(calls) == 1 + 5 + 80 + 60  # the first (checking) launch, warm-up, timed
+    assert len(calls) == 1 + 5 + 80 + 80  # the first (checking) launch, warm-up, timed
     assert (row["warmup_iterations"], row["iterations"]) == ("85", "60")
     assert float(row["warmup_ms"]) == pytest.approx(1.0)
     assert row["time_ms_median"] == "0.25"
@@ -407,6 +411,62 @@ def test_a_row_after_the_gpu_idled_warms_up_for_gpu_warmup_time(monkeypatch, tmp
     assert timing.IDLE_GAP_S == 0.5
     # Without a tracker (or with --gpu_warmup_time 0) every row takes --warmup_time.
     assert timing.time_launches(torch, launch, settings, None, 1980.0, 20.0)["warmup_ms"] == pytest.approx(1.0)
+
+
+class LoggedEvent:
+    """An event that logs its waits into a shared list, beside the launches (below); a pair reads
+    `ms` for each launch queued between its two records."""
+
+    def __init__(self, log, ms):
+        self.log, self.ms, self.index = log, ms, None
+
+    def record(self):
+        self.index = sum(1 for entry in self.log if entry == "launch")  # launches queued before it
+
+    def synchronize(self):
+        self.log.append(("wait", self.index))
+
+    def elapsed_time(self, end):
+        return self.ms * (end.index - self.index)
+
+
+def test_timed_batches_are_pipelined_so_the_gpu_never_drains(monkeypatch):
+    # A 3 ms kernel (longer than any backend's host cost): batches of 20, each waited for on its
+    # own last event only once the next batch is queued, never with torch.cuda.synchronize(),
+    # and no spin kernel but the one before the first batch.
+    log = []
+    torch = stand_in_torch()
+    torch.cuda.Event = lambda enable_timing=False: LoggedEvent(log, 3.0)
+    torch.cuda.synchronize = lambda: log.append("synchronize")
+    torch.cuda._sleep = lambda cycles: log.append("sleep")
+    settings = timing.Settings(warmup_iterations=0, iterations=20, use_cold_l2=False, check=False, seed=0, device=0,
+                               warmup_time=0.1, min_time=0.2)
+    result = timing.time_launches(torch, lambda: log.append("launch"), settings, None, 1980.0, 150.0)
+    assert "synchronize" not in log and log.count("sleep") == 1 and log[0] == "sleep"
+    waits = [(k, entry[1]) for k, entry in enumerate(log) if isinstance(entry, tuple)]
+    for k, launches_before_event in waits[:-1]:
+        queued = sum(1 for entry in log[:k] if entry == "launch")
+        assert queued >= launches_before_event + 20  # the next batch went out before this wait
+    # Warm-up: a batch is 60 ms, and the second was queued before the first was timed, so 0.1 s
+    # takes 2; timed: 4 batches reach 0.2 s, and the fifth, queued behind the fourth, is not counted.
+    assert (result["warmup_iterations"], result["warmup_ms"], len(result["times"])) == (40, 120.0, 80)
+    assert log.count("launch") == (2 + 5) * 20
+
+
+def test_a_launch_shorter_than_the_host_cost_keeps_a_spin_kernel_before_each_batch(monkeypatch):
+    # A 20 us kernel against SDPA's ~100 us of host work a call: the CPU cannot stay ahead, so each
+    # batch is queued behind a spin kernel (the events would otherwise time Python).
+    log = []
+    torch = stand_in_torch()
+    torch.cuda.Event = lambda enable_timing=False: LoggedEvent(log, 0.02)
+    torch.cuda._sleep = lambda cycles: log.append("sleep")
+    settings = timing.Settings(warmup_iterations=0, iterations=20, use_cold_l2=False, check=False, seed=0, device=0,
+                               warmup_time=0.0, min_time=0.0016)
+    result = timing.time_launches(torch, lambda: log.append("launch"), settings, None, 1980.0, 50.0)
+    assert len(result["times"]) == 80  # 1.6 ms at 20 us a launch
+    # The first spin covers two batches; each batch queued once a launch was seen to be short (the
+    # third to the fifth, which goes past the stop) waits behind one more.
+    assert log.count("sleep") == 1 + 3
 
 
 def test_peers_iterations_means_exactly_that_many_timed_launches(monkeypatch, tmp_path):

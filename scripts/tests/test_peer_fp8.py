@@ -220,6 +220,9 @@ class Event:
     def record(self):
         pass
 
+    def synchronize(self):
+        pass
+
     def elapsed_time(self, end):
         return 0.25
 
