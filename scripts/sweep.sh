@@ -33,10 +33,16 @@ Environment:
                    FA_BENCH_ARGS="--iterations 30 --warmup_iterations 5 --warmup_time 0 --gpu_warmup_time 0"
                    PEERS_ARGS="--iterations 30 --warmup_iterations 5 --warmup_time 0 --gpu_warmup_time 0"
   PYTHON           interpreter for peers.py       (default python3; it needs torch)
+  INTERLEAVE       fa2 only. 1 (default): each grid point's fa-bench call and a peers.py call on the
+                   same shape back to back, the order alternating from point to point, so both
+                   sides of a point run in the same thermal and power state; 0: every fa-bench call,
+                   then one peers.py --grid fa2 call. Session 29 (H100 SXM): with 0 the fa-bench
+                   rows ran at 78-80 C under sw_thermal at 1,200-1,300 MHz and the peers', a minute
+                   later, at 68-76 C at 1,300-1,900 MHz.
 Grid fa2 (as peers.py --grid fa2): 16k tokens, seqlen 512..16384, batch = 16384/seqlen, with
 (head_dim 64, 32 heads), (head_dim 128, 16 heads) and (head_dim 256, 16 heads); plus fa-bench's
-default 4 x 8192 x 16 x 128. Every point runs causal 0 and 1 in one fa-bench call: 18 + 1 calls,
-then one peers.py call.
+default 4 x 8192 x 16 x 128. Every point runs causal 0 and 1 in one fa-bench call and, interleaved,
+one peers.py call (18 + 1 of each; INTERLEAVE=0: the fa-bench calls, then one peers.py call).
 Grid decode (as peers.py --grid decode), 32 heads, head_dim 128, K/V heads 32 and 8 in every call:
   B x Sq x Sk = 64x1x8192, 8x1x32768, 16x16x8192 (one call each), 1x1x(1k..256k) (one call: the
   decode chart's series, with the 1x1x131072 anchor), non-causal; GQA prefill 4x8192x8192, causal
@@ -126,6 +132,11 @@ case "$calibrate" in
     0|1) ;;
     *) die "CALIBRATE=$calibrate: 0 or 1" ;;
 esac
+interleave="${INTERLEAVE:-1}"
+case "$interleave" in
+    0|1) ;;
+    *) die "INTERLEAVE=$interleave: 0 or 1" ;;
+esac
 peaks="$out_dir/peaks.csv"
 peaks_args=()
 ((calibrate)) && peaks_args=(--peaks_file "$peaks")
@@ -179,20 +190,42 @@ bench() {  # fa-bench on one comma-list problem set, every selected kernel, into
         ${fa_bench_args[@]+"${fa_bench_args[@]}"}
 }
 
+# Peer rows carry the commit fa-bench stamped on its rows (the build's), not whatever this
+# checkout's .git says: a copied tree may carry a stale or no .git.
+# peers.py takes the CSV columns and the FLOP and byte counts from the same binary (--fa-bench).
+run_peers() {  # peers.py with the given problem flags, every selected backend, into the CSV
+    local fa_commit
+    fa_commit="$(awk -F, 'NR == 2 {print $2; exit}' "$csv" 2>/dev/null)"
+    FA_GIT_COMMIT="${fa_commit:-${FA_GIT_COMMIT:-}}" run_step "$python" "$repo_root/scripts/peers.py" "$@" \
+        --backends "$peers" --fa-bench "$fa_bench" --csv "$csv" ${peers_args[@]+"${peers_args[@]}"}
+}
+
+peers_grid=()
 if [[ $grid == fa2 ]]; then
-    bench_point() {  # B S H D: one fa-bench call, causal 0 and 1
-        bench --batch_size "$1" --seqlen_q "$2" --seqlen_k "$2" --num_head "$3" --head_dim "$4" --causal 0,1
+    points=0
+    point() {  # B S H D: fa-bench's call, causal 0 and 1, and with INTERLEAVE the peers' on it
+        local shape=(--batch_size "$1" --seqlen_q "$2" --seqlen_k "$2" --num_head "$3" --head_dim "$4" --causal 0,1)
+        if ((!interleave)); then
+            bench "${shape[@]}"
+        elif ((points % 2 == 0)); then
+            bench "${shape[@]}"
+            run_peers "${shape[@]}"
+        else
+            run_peers "${shape[@]}"
+            bench "${shape[@]}"
+        fi
+        points=$((points + 1))
     }
     tokens=16384
     # head_dim num_head: FA2's hidden size 2048 at 64 and 128; head_dim 256 at 16 heads (issue #10)
     for config in "64 32" "128 16" "256 16"; do
         read -r head_dim num_head <<< "$config"
         for seqlen in 512 1024 2048 4096 8192 16384; do
-            bench_point $((tokens / seqlen)) "$seqlen" "$num_head" "$head_dim"
+            point $((tokens / seqlen)) "$seqlen" "$num_head" "$head_dim"
         done
     done
-    bench_point 4 8192 16 128  # the CuTe DSL example's default problem
-    peers_grid=(--grid fa2)
+    point 4 8192 16 128  # the CuTe DSL example's default problem
+    ((interleave)) || peers_grid=(--grid fa2)
 else
     # 32 query heads, D = 128, K/V heads 32 (MHA) and 8 (GQA) in every call. Sq and Sk of different
     # points are never crossed: one call per (B, Sq, Sk) set, the Sk series in one call.
@@ -212,12 +245,7 @@ else
     peers_grid=(--grid decode --num_splits 0,1)
 fi
 
-# Peer rows carry the commit fa-bench stamped on its rows (the build's), not whatever this
-# checkout's .git says: a copied tree may carry a stale or no .git.
-# peers.py takes the CSV columns and the FLOP and byte counts from the same binary (--fa-bench).
-fa_commit="$(awk -F, 'NR == 2 {print $2; exit}' "$csv" 2>/dev/null)"
-FA_GIT_COMMIT="${fa_commit:-${FA_GIT_COMMIT:-}}" run_step "$python" "$repo_root/scripts/peers.py" "${peers_grid[@]}" \
-    --backends "$peers" --fa-bench "$fa_bench" --csv "$csv" ${peers_args[@]+"${peers_args[@]}"}
+((${#peers_grid[@]} > 0)) && run_peers "${peers_grid[@]}"
 
 if ((dry_run)); then
     echo "sweep.sh: dry run, $steps steps; nothing was run"

@@ -52,7 +52,7 @@ def run_sweep(tmp_path, fail_when="", options=(), kernels="naive,mma", **env_var
         env["KERNELS"] = kernels
     else:
         env.pop("KERNELS", None)
-    for name in ("PEERS_ARGS", "FA_BENCH_ARGS", "PEERS", "CALIBRATE"):
+    for name in ("PEERS_ARGS", "FA_BENCH_ARGS", "PEERS", "CALIBRATE", "INTERLEAVE"):
         if name not in env_vars:
             env.pop(name, None)
     done = subprocess.run(["bash", str(SWEEP), *options, str(fa_bench), str(out)], capture_output=True, text=True,
@@ -81,8 +81,38 @@ def test_sweep_runs_the_fa2_grid_and_the_peers(tmp_path, schema):
         assert flag(call, "--seqlen_k") == flag(call, "--seqlen_q")
         assert flag(call, "--causal") == "0,1" and flag(call, "--dtype") == "BFloat16"
         assert flag(call, "--kernel") == "naive,mma" and flag(call, "--csv") == str(out / "ladder.csv")
+    # Interleaved (INTERLEAVE's default): one peers.py call per point, on the point's shape.
+    assert [c.split(" --backends")[0].split("peers.py ")[1] for c in peer_calls] == \
+        [c.split(" --dtype")[0] for c in calls]
+    assert all(c.endswith(f"--backends auto --fa-bench {tmp_path / 'fa-bench'} --csv {out / 'ladder.csv'} --check")
+               for c in peer_calls)
+
+
+def test_interleaved_fa2_sweep_alternates_who_goes_first_at_each_point(tmp_path):
+    # Both stand-ins log into one file, so the order across fa-bench and peers.py shows.
+    log = tmp_path / "calls.log"
+    fa_bench, python = stand_in(tmp_path / "fa-bench", log), stand_in(tmp_path / "python", log)
+    env = dict(os.environ, PYTHON=str(python), KERNELS="mma")
+    for name in ("PEERS_ARGS", "FA_BENCH_ARGS", "PEERS", "CALIBRATE", "INTERLEAVE"):
+        env.pop(name, None)
+    done = subprocess.run(["bash", str(SWEEP), str(fa_bench), str(tmp_path / "out")], capture_output=True, text=True,
+                          env=env)
+    assert done.returncode == 0, done.stderr
+    who = ["peers" if "peers.py" in c else "fa-bench" for c in log.read_text().splitlines() if "--batch_size" in c]
+    pairs = [tuple(who[i:i + 2]) for i in range(0, len(who), 2)]
+    assert len(pairs) == 19
+    assert pairs == [("fa-bench", "peers") if i % 2 == 0 else ("peers", "fa-bench") for i in range(19)]
+
+
+def test_fa2_sweep_without_interleave_runs_the_peers_grid_once_after_fa_bench(tmp_path, schema):
+    done, calls, other, peer_calls, out = run_sweep(tmp_path, INTERLEAVE="0")
+    assert done.returncode == 0, done.stderr
+    assert len(calls) == 19
     assert peer_calls == [f"{REPO_ROOT}/scripts/peers.py --grid fa2 --backends auto --fa-bench {tmp_path / 'fa-bench'} "
                           f"--csv {out / 'ladder.csv'} --check"]
+    (tmp_path / "bad").mkdir()
+    done, calls, other, *_ = run_sweep(tmp_path / "bad", INTERLEAVE="yes")
+    assert done.returncode == 2 and done.stderr == "sweep.sh: INTERLEAVE=yes: 0 or 1\n" and calls == other == []
 
 
 def test_peers_come_from_the_peers_variable(tmp_path):
@@ -94,8 +124,8 @@ def test_peers_come_from_the_peers_variable(tmp_path):
 def test_sweep_goes_on_past_a_failing_point_and_exits_1(tmp_path):
     done, calls, _, peer_calls, _ = run_sweep(tmp_path, fail_when="--seqlen_q 2048 --seqlen_k 2048 --num_head 32")
     assert done.returncode == 1
-    assert len(calls) == 19 and len(peer_calls) == 1  # everything after the failure still ran
-    assert "21 steps, 1 failed" in done.stdout
+    assert len(calls) == 19 and len(peer_calls) == 19  # everything after the failure still ran
+    assert "39 steps, 1 failed" in done.stdout
     assert "failed: " in done.stderr and "--seqlen_q 2048" in done.stderr and "(exit 3)" in done.stderr
 
 
@@ -133,7 +163,7 @@ def test_peers_get_the_commit_fa_bench_stamped(tmp_path):
     env.pop("FA_BENCH_ARGS", None)
     done = subprocess.run(["bash", str(SWEEP), str(fa_bench), str(out)], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
-    assert seen.read_text().split() == ["feedc0ffee12"]
+    assert seen.read_text().split() == ["feedc0ffee12"] * 19  # one peers.py call per point, interleaved
 
 
 # ----------------------------------------------------------------------------------------------
