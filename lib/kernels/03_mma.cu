@@ -106,6 +106,14 @@
 // -10 % at all six points (2x32x8192x64 338.0 -> 316.8, causal 338.6 -> 305.3; d=128 386-395 ->
 // 361-372) at a 50-130 MHz higher clock: the 8-warp barrier per key tile costs more than the L2
 // traffic it saves.
+// Session 29 (H100 SXM, default timing rule, two rounds, results/nvidia-h100-80gb-hbm3/session29/):
+// the peers' harness no longer idles the GPU between batches, and against the example in one call
+// (call 4c, both sides at ~1,690 MHz now) this rung is 1.02 / 1.06x at 4x16x8192x128, 0.98 / 1.06x at
+// 1x16x16384x128 and 0.98 / 1.00x at 2x32x8192x64 (339.5 against 332.4 non-causal; the old harness
+// gave the example 343.8 at 1,749-1,764 MHz there). Not kept (call 2, mma_pairs.patch): two
+// independent 4-warp tiles per CTA on adjacent row blocks of one head, each with its own shared
+// memory and named barrier, K/V through L1 (cp.async.ca) so one half's tile hits the other's lines:
+// 2x32x8192x64 342.3 -> 326.0 (the .cg control 328.4), head_dim 128 -7 to -15 %.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
