@@ -110,7 +110,10 @@
 // the peers' harness no longer idles the GPU between batches, and against the example in one call
 // (call 4c, both sides at ~1,690 MHz now) this rung is 1.02 / 1.06x at 4x16x8192x128, 0.98 / 1.06x at
 // 1x16x16384x128 and 0.98 / 1.00x at 2x32x8192x64 (339.5 against 332.4 non-causal; the old harness
-// gave the example 343.8 at 1,749-1,764 MHz there). Not kept (call 2, mma_pairs.patch): two
+// gave the example 343.8 at 1,749-1,764 MHz there); call 8c, three rounds: 1.035 / 1.10x, 1.045 / 1.14x and
+// 0.980 / 1.024x (339.5 at ~1,740 MHz against 346.3 at ~1,695: 4-5 % behind per clock at d=64
+// non-causal, where session 13's per-clock parity read the example's clock over its idle gaps).
+// Not kept (call 2, mma_pairs.patch): two
 // independent 4-warp tiles per CTA on adjacent row blocks of one head, each with its own shared
 // memory and named barrier, K/V through L1 (cp.async.ca) so one half's tile hits the other's lines:
 // 2x32x8192x64 342.3 -> 326.0 (the .cg control 328.4), head_dim 128 -7 to -15 %.
