@@ -101,6 +101,9 @@ def time_launches(torch, launch: Callable[[], object], settings: "Settings",
     n = settings.iterations
     host_ms = (host_us_per_call + 50.0) * 1e-3  # the backend's call, two event records, an L2 flush
 
+    def spin_for(batches: int) -> None:  # long enough for the CPU to queue that many batches
+        enqueue_gpu_sleep(torch, min(batches * host_ms * n, 200.0), clock_mhz)
+
     def queue_warmup() -> _Batch:
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
@@ -128,7 +131,7 @@ def time_launches(torch, launch: Callable[[], object], settings: "Settings",
     wall_start = None
     samples = None
     # The first batch and the one queued behind it go out while the GPU spins.
-    enqueue_gpu_sleep(torch, min(2 * host_ms * n, 200.0), clock_mhz)
+    spin_for(2)
     try:
         in_flight = None
         warming = warmup_time > 0
@@ -141,7 +144,7 @@ def time_launches(torch, launch: Callable[[], object], settings: "Settings",
             elif wall_start is None or settings.min_time > 0:
                 warming = False
                 if est_ms and est_ms < host_ms:
-                    enqueue_gpu_sleep(torch, min(host_ms * n, 200.0), clock_mhz)
+                    spin_for(1)
                 if wall_start is None:
                     wall_start = time.perf_counter()
                     if sampler is not None:
