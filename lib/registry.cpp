@@ -81,7 +81,8 @@ const std::vector<KernelInfo>& kernel_registry() {
     constexpr KernelCaps kLseFfma{true, false, false, MathUnit::CudaCoreFp32};
     constexpr KernelCaps kLse{true, false, false};
     constexpr KernelCaps kDecode{true, true, true};
-    constexpr KernelCaps kPersistent{true, true, true, MathUnit::TensorCore, true};
+    constexpr KernelCaps kDecodeTail{true, true, true, MathUnit::TensorCore, false, true};
+    constexpr KernelCaps kPersistent{true, true, true, MathUnit::TensorCore, true, true};
     constexpr KernelCaps kTailSplit{false, false, false, MathUnit::TensorCore, false, true};
     static const std::vector<KernelInfo> kRegistry = {
         {0, "naive", "materialized S and P in global memory: cuBLAS GEMM, fp32 softmax, cuBLAS GEMM", 80,
@@ -102,14 +103,14 @@ const std::vector<KernelInfo>& kernel_registry() {
          "wgmma_tma + producer warpgroup, setmaxnreg, consumer ping-pong (num_threads counts consumers; +128 launched)",
          90, &wgmma_ws_instances, nullptr, true, kDecode, nullptr, &hopper_tile_limit},
         {7, "wgmma_overlap",
-         "wgmma_ws + intra-warpgroup overlap: S(t+1) issued with P(t).V(t), softmax under the PV wgmma (+128 launched)",
-         90, &wgmma_overlap_instances, nullptr, true, kDecode, nullptr, &hopper_tile_limit},
+         "wgmma_ws + intra-warpgroup overlap: S(t+1) issued with P(t).V(t), softmax under the PV wgmma, a last wave at most half full split into key chunks (+128 launched)",
+         90, &wgmma_overlap_instances, nullptr, true, kDecodeTail, nullptr, &hopper_tile_limit},
         // FP8 inputs only (Float8E4M3FN, bf16 O): every other dtype is UNSUPPORTED from its instance table.
         {8, "wgmma_fp8",
          "wgmma_overlap on FP8: e4m3 wgmma k32 for both GEMMs, V^T by a pre-pass kernel (>= 4096 rows per K/V head at d128, 2048 at d256, twice that causal) or in smem by the producer, P as e4m3, a last wave at most half full split into key chunks (+128 launched)",
          90, &wgmma_fp8_instances, &wgmma_fp8_workspace_bytes, true, kTailSplit},
         {9, "wgmma_persistent",
-         "wgmma_overlap with one CTA per SM looping over the row tiles (global counter), next tile's loads under this one's end (+128 launched)",
+         "wgmma_overlap with one CTA per SM looping over the row tiles (global counter), next tile's loads under this one's end, a last wave at most half full split into key chunks (+128 launched)",
          90, &wgmma_persistent_instances, nullptr, true, kPersistent, &persistent_problem_limit, &hopper_tile_limit},
     };
     return kRegistry;

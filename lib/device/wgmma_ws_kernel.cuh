@@ -46,6 +46,7 @@
 #include "device/hopper.cuh"
 #include "device/launch.cuh"
 #include "device/ptx.cuh"
+#include "device/tail_merge.cuh"
 #include "device/wgmma_steps.cuh"
 #include "device/wgmma_traits.cuh"
 #include "fa/kernel_api.h"
@@ -340,7 +341,20 @@ __device__ __forceinline__ void last_batch(const WsConsumer<Tr>& c, const Consum
 //              used by a split-KV CTA, whose every thread writes its fp32 partials itself).
 // All control flow is uniform over the CTA (it depends on n only) except the lane-0 arrive, so
 // every __syncwarp and bar sees all its threads.
-template <class Tr, class Schedule>
+// kTailChunks: the build for a tail split's chunks (fa/splitkv.h; rung 7 only), launched after the
+// tiles' build over the grid's unsplit tiles: block x runs key chunk x % tail_splits of split tile
+// x / tail_splits, and the last of a tile's chunks to finish merges them (device/tail_merge.cuh)
+// and stores O. A build of its own, as rung 8's, so that the tiles' build, the one every unsplit
+// problem runs, is the kernel as measured without the split.
+template <class Tr, bool kTailChunks>
+__device__ __forceinline__ BlockCoords ws_cta_coords(const FwdParams& p, int x) {
+    if constexpr (kTailChunks)
+        return tail_chunk_coords(p, Tr::kBlockM, Tr::kBlockN, tail_chunk(p, Tr::kBlockM, x));
+    else
+        return BlockCoords(p, Tr::kBlockM, Tr::kBlockN);
+}
+
+template <class Tr, class Schedule, bool kTailChunks = false>
 __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
     wgmma_ws_fwd_kernel(const FwdParams p, const __grid_constant__ CUtensorMap tm_q,
                         const __grid_constant__ CUtensorMap tm_k, const __grid_constant__ CUtensorMap tm_v,
@@ -350,7 +364,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
     ptx::launch_dependent_grids();
     extern __shared__ unsigned char smem_raw[];
     const CtaSmem<Tr> sm(smem_raw);
-    const BlockCoords blk(p, Tr::kBlockM, Tr::kBlockN);
+    const BlockCoords blk = ws_cta_coords<Tr, kTailChunks>(p, static_cast<int>(blockIdx.x));
     const int n_tiles = blk.key_tiles();
     const int tid = threadIdx.x;
 
@@ -389,40 +403,67 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
         }
 
         // ---- Epilogue: this warpgroup's Q rows are dead (its wgmmas all completed) ----
-        write_output<Tr>(o, row_sum, row_max, c, sm, &tm_o, p);
+        if constexpr (kTailChunks) {
+            // The merge's flag in the warpgroup's own Q rows, which only its store of O writes next.
+            const int x = ptx::ctaid_x();
+            if (!merge_tail<Tr>(o, row_max, row_sum, c.wg, tid - 128, sm.q + c.wg * Tr::kWarpgroupRows * 128, p, x))
+                return;  // another chunk of the tile stores O
+            write_output<Tr>(o, row_sum, row_max, c, sm, &tm_o, p, ws_cta_coords<Tr, true>(p, x));
+        } else {
+            write_output<Tr>(o, row_sum, row_max, c, sm, &tm_o, p);
+        }
     }
 #endif  // FA_HOPPER_ENABLED
 }
 
-template <class Tr, class Schedule>
+// kTailSplit (rung 7: KernelCaps::tail_split): with FwdParams::tail_tiles > 0, the grid's unsplit
+// tiles, then the split tiles' chunks as a programmatic dependent launch (the tiles' build calls
+// launch_dependents at its start), whose CTAs take SMs as the last wave frees them; a plain
+// launch where every tile is split. As rung 8's (08_wgmma_fp8.cu, session 27: +0.6 to +2.2 % for
+// the programmatic launch over a plain one after the tiles').
+template <class Tr, class Schedule, bool kTailSplit = false>
 cudaError_t launch_wgmma_ws(const FwdParams& p, cudaStream_t stream) {
+    if constexpr (kTailSplit) {
+        if (p.tail_tiles > 0) {
+            if (!tail_split_runnable(p)) return cudaErrorInvalidValue;
+            const dim3 tiles = grid_before_tail(p, Tr::kBlockM), chunks = tail_chunk_grid(p);
+            if (tiles.x == 0)
+                return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_ws_fwd_kernel<Tr, Schedule, true>, p, stream, &chunks);
+            const cudaError_t e =
+                launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_ws_fwd_kernel<Tr, Schedule>, p, stream, &tiles);
+            if (e != cudaSuccess) return e;
+            return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_ws_fwd_kernel<Tr, Schedule, true>, p, stream, &chunks,
+                                                          nullptr, true);
+        }
+    }
+    if (p.tail_tiles > 0) return cudaErrorInvalidValue;  // a rung without the split's build
     return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_ws_fwd_kernel<Tr, Schedule>, p, stream);
 }
 
 // The registry row of Config's tile: num_threads = consumer threads (the registry's tile rule);
 // the kernel launches kLaunchThreads = that + 128. `rule`: where it is the default other than as
 // the first row (the 64-row decode tile's kRowsFitOneBlock).
-template <class Config, class Schedule>
+template <class Config, class Schedule, bool kTailSplit = false>
 KernelInstance ws_instance(DefaultRule rule = {}) {
     using Tr = WsTraits<Config>;
     return instance_of<Tr>(reinterpret_cast<const void*>(&wgmma_ws_fwd_kernel<Tr, Schedule>),
-                           &launch_wgmma_ws<Tr, Schedule>, Tr::kNThreads, rule);
+                           &launch_wgmma_ws<Tr, Schedule, kTailSplit>, Tr::kNThreads, rule);
 }
 
 // The rows of a rung that runs Schedule: the tuned tiles above, bf16 and fp16, d=128 first, then
 // the d=128 decode tile (not the default for prefill: check_support). Rung 7 adds its own rows
 // after these (07_wgmma_overlap.cu).
-template <class Schedule>
+template <class Schedule, bool kTailSplit = false>
 std::vector<KernelInstance> ws_rows() {
     return {
-        ws_instance<WgmmaWsD128<__nv_bfloat16>, Schedule>(),
-        ws_instance<WgmmaWsD64<__nv_bfloat16>, Schedule>(),
-        ws_instance<WgmmaWsD128<__half>, Schedule>(),
-        ws_instance<WgmmaWsD64<__half>, Schedule>(),
-        ws_instance<WgmmaWsD256<__nv_bfloat16>, Schedule>(),
-        ws_instance<WgmmaWsD256<__half>, Schedule>(),
-        ws_instance<WgmmaWsD128Decode<__nv_bfloat16>, Schedule>(kRowsFitOneBlock),
-        ws_instance<WgmmaWsD128Decode<__half>, Schedule>(kRowsFitOneBlock),
+        ws_instance<WgmmaWsD128<__nv_bfloat16>, Schedule, kTailSplit>(),
+        ws_instance<WgmmaWsD64<__nv_bfloat16>, Schedule, kTailSplit>(),
+        ws_instance<WgmmaWsD128<__half>, Schedule, kTailSplit>(),
+        ws_instance<WgmmaWsD64<__half>, Schedule, kTailSplit>(),
+        ws_instance<WgmmaWsD256<__nv_bfloat16>, Schedule, kTailSplit>(),
+        ws_instance<WgmmaWsD256<__half>, Schedule, kTailSplit>(),
+        ws_instance<WgmmaWsD128Decode<__nv_bfloat16>, Schedule, kTailSplit>(kRowsFitOneBlock),
+        ws_instance<WgmmaWsD128Decode<__half>, Schedule, kTailSplit>(kRowsFitOneBlock),
     };
 }
 

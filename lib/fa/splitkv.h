@@ -50,6 +50,16 @@ cudaError_t splitkv_combine(const FwdParams& prm, cudaStream_t stream);
 // 27 call 1). Cutting each of the last wave's tiles into k key chunks run by k CTAs (k·tail <=
 // SMs) ends the launch after 1/k of a tile time instead; the chunks merge as split-KV's do, but in
 // the kernel (the last of a tile's CTAs to finish merges), and only the tail pays the partials.
+// Rungs 7 and 9 (bf16 / fp16) split too since session 30 (call 1, H100 SXM, default timing rule,
+// two rounds, against the build without it): 4x16x8192x128 (4 tiles x 4 chunks) rung 9 644.2 ->
+// 665.0 TFLOP/s, rung 7 640.8 -> 657.2; 4x32x4096x64 (44 x 3) 478.6 -> 499.5, 466.2 -> 481.5;
+// 8x32x2048x64 (44 x 2) 463.7 -> 478.6, rung 7 433.9 -> 430.5; unsplit 2x16x8192x128 level.
+// Measured and not kept (session 30 call 5): a last wave more than half full split where some k
+// shortens it, ceil(k·tail / SMs) / k < 1 tile time: the 2,048 tiles of 128 rows of every 16-head,
+// 16k-token problem are 15 waves and 68 tiles, 3 chunks each two rounds of a third of a tile
+// (model: 15.67 tile times instead of 16, +2.1 %). Rungs 7 and 9 at d128 / d256 from 4,096 keys,
+// rung 8 at 1x16x16384x256: -1.1 to +1.2 %, level; a non-persistent grid's waves are not in
+// lock-step (its CTAs end at different times), so a tail of half a wave is already partly filled.
 struct TailSplit {
     int tiles = 0;   // the grid's last `tiles` tiles are split (0: off)
     int splits = 1;  // CTAs per split tile
@@ -65,7 +75,7 @@ inline constexpr int kMaxTailTiles = 512;
 // `ctas` tiles of `key_blocks` key tiles each on `slots` resident CTAs. Off for causal problems
 // (their grid runs heaviest first, so the last wave holds the shortest tiles), with fewer than two
 // chunks of kMinTailChunkBlocks, and where the last wave is more than half full (its tiles could
-// not all be split).
+// not all be split; splitting them anyway measured level, above).
 TailSplit choose_tail_split(long long ctas, int slots, int key_blocks, bool causal);
 // Floats of one tail CTA's partial: O (block_m x head_dim, fp32) and 8 per row for its statistics
 // (the running max and sum of each of the row's two threads, twice: a float4 per thread).

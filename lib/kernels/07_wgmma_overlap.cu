@@ -158,6 +158,16 @@
 // (32) 704 -> 697, 1x32x1x131072 (8, 16 splits) 185.2 -> 181.9; the 128-row rows ran at 1,375-
 // 1,665 MHz, drawing power for the rows they compute and do not keep, the 64-row ones at 1,980.
 //
+// Session 30 (results/nvidia-h100-80gb-hbm3/session30/): the tail split (fa/splitkv.h, rung 8's
+// since session 27): where the non-causal grid's last wave is at most half full, its tiles run as
+// 2-4 key chunks in a second build of the kernel (wgmma_ws_kernel.cuh, kTailChunks) launched after
+// the tiles' as a programmatic dependent launch, merged by the last chunk of each tile
+// (device/tail_merge.cuh). The tiles' build is SASS-identical to session 29's kernel. Call 1 (H100
+// SXM, default timing rule, two rounds, against the build without it): 4x16x8192x128 (4 tiles x 4
+// chunks) 640.8 -> 657.2 TFLOP/s; 4x32x4096x64 (44 x 3) 466.2 -> 481.5; 8x32x2048x64 (44 x 2)
+// 433.9 -> 430.5 (level); 2x16x8192x128 (no split) level. The chunks' build spills 12 B at
+// head_dim 256, outside the key loop.
+//
 // Not kept (session 21 call 7, results/nvidia-h100-80gb-hbm3/session21/bf16_qreg.patch; H100 SXM,
 // bf16, default timing rule, two rounds): rung 8's Q in registers (S = Q·Kᵀ as wgmma RS, so the S
 // GEMM reads only K from shared memory: 64 instead of 96 B per tensor-core cycle) on rungs 6, 7
@@ -191,9 +201,9 @@ constexpr DefaultRule kLongRows{&long_rows, "seqlen_q and seqlen_k >= 2048"};
 
 const std::vector<KernelInstance>& wgmma_overlap_instances() {
     static const std::vector<KernelInstance> instances = [] {
-        std::vector<KernelInstance> rows = wgmma::ws_rows<wgmma::OverlapSchedule>();
-        rows.push_back(wgmma::ws_instance<wgmma::WgmmaWsD128Wide<__nv_bfloat16>, wgmma::OverlapSchedule>(kLongRows));
-        rows.push_back(wgmma::ws_instance<wgmma::WgmmaWsD128Wide<__half>, wgmma::OverlapSchedule>(kLongRows));
+        std::vector<KernelInstance> rows = wgmma::ws_rows<wgmma::OverlapSchedule, true>();
+        rows.push_back(wgmma::ws_instance<wgmma::WgmmaWsD128Wide<__nv_bfloat16>, wgmma::OverlapSchedule, true>(kLongRows));
+        rows.push_back(wgmma::ws_instance<wgmma::WgmmaWsD128Wide<__half>, wgmma::OverlapSchedule, true>(kLongRows));
         return rows;
     }();
     return instances;

@@ -58,7 +58,8 @@
 //     kIssueToken; the configs have the numbers).
 //   - The tail split (since session 27; fa/splitkv.h): where the grid's last wave is at most half
 //     full (non-causal), its tiles run as 2-4 key chunks in a second launch of this kernel built
-//     for chunks (kTailChunks), merged in the kernel by the last chunk to finish (merge_tail).
+//     for chunks (kTailChunks), merged in the kernel by the last chunk to finish (merge_tail;
+//     device/tail_merge.cuh since session 30, when rungs 7 and 9 took the split too).
 //   - Not here: split-KV, packed GQA and the LSE; head_dim 64.
 //
 // Prediction (H100 SXM, 4x16x8192, d=128): FA3 reports ~1.2 PFLOP/s FP8 forward (paper, Fig. 7;
@@ -389,6 +390,7 @@
 #include "device/mask.cuh"
 #include "device/online_softmax.cuh"
 #include "device/ptx.cuh"
+#include "device/tail_merge.cuh"
 #include "device/wgmma_steps.cuh"  // load_key_rows: the K/V TMA loader of every Hopper rung
 #include "fa/fp8.h"
 #include "kernels/kernels.h"
@@ -1197,85 +1199,6 @@ __device__ __forceinline__ void store_o(const float (&o)[Tr::kAccO], float (&row
     }
 }
 
-// ---- The tail split (fa/splitkv.h): a split tile's chunks merge in the kernel ----
-
-// Arrivals at each split tile, per consumer warpgroup (each merges its 64 rows on its own). Zero
-// at module load; the merging warpgroup's leader sets its counter back to zero, so the next launch
-// in the stream finds zeros. Two launches of rung 8 must therefore not run concurrently (fa-bench
-// launches on one stream), as with rung 9's tile counter.
-constexpr int kMaxConsumerWarpgroups = 4;
-__device__ int g_tail_arrivals[kMaxTailTiles * kMaxConsumerWarpgroups];
-
-// A tail chunk's consumer thread, after its last P·V: writes its O (unnormalized), running max and
-// running sum as float4s in its chunk's slot, thread-major (kVecs float4s of one thread kNThreads
-// apart, so a warp's stores are 512 contiguous bytes); the warpgroup's leader counts the
-// warpgroup in; the last of the tile's chunks to arrive reads the others' slots (from L2) and
-// merges them into its registers, as splitkv_combine merges split-KV's partials: with m the
-// larger running max, O = O_a·2^(m_a − m) + O_b·2^(m_b − m), l likewise; a chunk that saw no key
-// (m = -inf) adds nothing. Every chunk's P carries the same 2^kPScaleLog2, which cancels in O / l.
-// The threads of one row hold the same running max, so each thread merges its own columns' sums
-// and store_o adds the quad's as without a split. Returns whether this warpgroup stores O. The
-// staging rows are free here: the raw V slots they share (in-kernel way) were last read by the
-// transpose of the last key tile, whose Vᵀ this warpgroup has waited for.
-template <class Tr>
-__device__ __forceinline__ bool merge_tail(float (&o)[Tr::kAccO], float (&row_max)[2], float (&row_sum)[2],
-                                           const Fp8Consumer<Tr>& c, const Fp8Smem<Tr>& sm, const FwdParams& p,
-                                           int ctid) {
-    const TailChunk part = tail_chunk(p, Tr::kBlockM, ptx::ctaid_x());
-    static_assert(Tr::kConsumerWarpgroups <= kMaxConsumerWarpgroups, "g_tail_arrivals' counters per tile");
-    constexpr int kVecs = 1 + Tr::kAccO / 4;  // the statistics, then O
-    static_assert(static_cast<std::size_t>(Tr::kNThreads) * kVecs * 4 == tail_slot_floats(Tr::kBlockM, Tr::kHeadDim),
-                  "a slot is kVecs float4s per consumer thread");
-    const std::size_t slot_vecs = tail_slot_floats(Tr::kBlockM, Tr::kHeadDim) / 4;
-    float4* const slots = reinterpret_cast<float4*>(p.tail_partial) +
-                          static_cast<std::size_t>(part.tail_index) * p.tail_splits * slot_vecs + ctid;
-    float4* const mine = slots + part.split * slot_vecs;
-    __stcg(mine, make_float4(row_max[0], row_max[1], row_sum[0], row_sum[1]));
-#pragma unroll
-    for (int j = 0; j < Tr::kAccO / 4; ++j)
-        __stcg(mine + (j + 1) * Tr::kNThreads, make_float4(o[4 * j], o[4 * j + 1], o[4 * j + 2], o[4 * j + 3]));
-    __threadfence();  // the slot before the count (the merging chunk's fence below pairs with it)
-    hopper::named_barrier_sync(Tr::kEpilogueBar + c.wg, 128);
-    // The flag in the warpgroup's own O staging rows, which only its store_o writes, after this.
-    const uint32_t flag = out_chunk(sm, 0) + c.wg * Tr::kWarpgroupRows * 128;
-    if (threadIdx.x % 128 == 0) {
-        int* const arrivals = &g_tail_arrivals[part.tail_index * kMaxConsumerWarpgroups + c.wg];
-        const bool last = atomicAdd(arrivals, 1) == p.tail_splits - 1;
-        if (last) atomicExch(arrivals, 0);  // every chunk has counted in: ready for the next launch
-        ptx::st_shared_b32(flag, last ? 1u : 0u);
-    }
-    hopper::named_barrier_sync(Tr::kEpilogueBar + c.wg, 128);
-    if (ptx::ld_shared_b32(flag) == 0) return false;
-    // Every thread's read of the flag before store_o writes O over it (racecheck, session 27 call 4).
-    hopper::named_barrier_sync(Tr::kEpilogueBar + c.wg, 128);
-    __threadfence();
-#pragma unroll 1
-    for (int split = 0; split < p.tail_splits; ++split) {
-        if (split == part.split) continue;
-        const float4* const other = slots + split * slot_vecs;
-        const float4 st = __ldcg(other);
-        const float other_max[2] = {st.x, st.y}, other_sum[2] = {st.z, st.w};
-        float mine_f[2], other_f[2];
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const float m = fmaxf(row_max[h], other_max[h]);
-            mine_f[h] = row_max[h] == -CUDART_INF_F ? 0.0f : exp2f(row_max[h] - m);
-            other_f[h] = other_max[h] == -CUDART_INF_F ? 0.0f : exp2f(other_max[h] - m);
-            row_sum[h] = row_sum[h] * mine_f[h] + other_sum[h] * other_f[h];
-            row_max[h] = m;
-        }
-#pragma unroll
-        for (int j = 0; j < Tr::kAccO / 4; ++j) {
-            const float4 x = __ldcg(other + (j + 1) * Tr::kNThreads);
-            o[4 * j] = o[4 * j] * mine_f[0] + x.x * other_f[0];
-            o[4 * j + 1] = o[4 * j + 1] * mine_f[0] + x.y * other_f[0];
-            o[4 * j + 2] = o[4 * j + 2] * mine_f[1] + x.z * other_f[1];
-            o[4 * j + 3] = o[4 * j + 3] * mine_f[1] + x.w * other_f[1];
-        }
-    }
-    return true;
-}
-
 // The consumer schedule is rung 7's (07_wgmma_overlap.cu: program order, why the waits sit where
 // they do, and the deadlock argument, which holds here with the producer's rule in Fp8Traits):
 //   batch 0 = S(0); batch t+1 = S(t+1) then O += P(t)·V(t) (two commit groups); softmax(t+1) runs
@@ -1404,7 +1327,12 @@ __device__ __forceinline__ void consume(const Fp8Smem<Tr>& sm, const FwdParams& 
         }
     }
     if constexpr (kTailChunks)
-        if (!merge_tail(o, row_max, row_sum, c, sm, p, ctid)) return;  // another chunk of the tile stores O
+        // The flag in the warpgroup's own O staging rows, which only its store_o writes, after the
+        // merge. The staging rows are free here: the raw V slots they share (in-kernel way) were
+        // last read by the transpose of the last key tile, whose Vᵀ this warpgroup has waited for.
+        if (!merge_tail<Tr>(o, row_max, row_sum, c.wg, ctid, out_chunk(sm, 0) + c.wg * Tr::kWarpgroupRows * 128, p,
+                            ptx::ctaid_x()))
+            return;  // another chunk of the tile stores O (device/tail_merge.cuh)
     store_o<Tr, kTailChunks>(o, row_sum, c, sm, tm_o, p);
 }
 
@@ -1563,8 +1491,7 @@ cudaError_t launch_with_prepass(const FwdParams& p, cudaStream_t stream) {
 
 // Caps: no split-KV, no packing; a tail split within the arrival counters, with its partials.
 bool plain_or_tail_split(const FwdParams& p) {
-    if (p.num_splits > 1 || p.pack_gqa) return false;
-    return p.tail_tiles == 0 || (p.tail_tiles <= kMaxTailTiles && p.tail_splits >= 2 && p.tail_partial != nullptr);
+    return p.num_splits <= 1 && !p.pack_gqa && tail_split_runnable(p);
 }
 
 // PrepassConfig: the pre-pass way's config where it differs from the in-kernel transpose's (the

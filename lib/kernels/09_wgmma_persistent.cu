@@ -237,6 +237,19 @@
 // 329.1; 1,024 571.8 -> 585.1, 441.6 -> 461.0; 2,048 631.0 -> 647.0, 538.7 -> 554.2; 4,096 686.0 ->
 // 704.3, 648.6 -> 669.1; 8,192 724.1 -> 745.7, 692.6 -> 724.2; 16,384 739.8 -> 759.6, 727.3 ->
 // 748.5 (+2.3 to +4.6 %).
+//
+// Session 30 (results/nvidia-h100-80gb-hbm3/session30/): the tail split (fa/splitkv.h, rung 8's
+// since session 27). Where the non-causal grid's last round of tiles is at most half full, its
+// tiles are handed out as 2-4 key chunks each after the whole tiles (kTailSplit, tail_work_coords)
+// and the last chunk of a tile to finish merges them (device/tail_merge.cuh); a second build of
+// the kernel, so that problems without a split run this one unchanged (SASS-identical but for a
+// global's constant-bank offset). The merge's flag sits in the warpgroup's own Q rows (staged
+// tile: in the O staging buffer, its own by then). Call 1 (H100 SXM, default timing rule, two
+// rounds, against the build without it): 4x16x8192x128 (4,096 tiles: 31 rounds and 4 tiles, 4
+// chunks each) 644.2 -> 665.0 TFLOP/s; 4x32x4096x64 (2,816 tiles of 192 rows: 44 x 3) 478.6 ->
+// 499.5; 8x32x2048x64 (44 x 2) 463.7 -> 478.6; 2x16x8192x128 (no split) level. The tail build
+// spills 12 B at head_dim 256 (32 B on the staged tile) outside the key loop, whose instructions
+// are the plain build's plus one.
 
 #include <cstdint>
 #include <vector>
@@ -246,6 +259,7 @@
 #include "device/launch.cuh"
 #include "device/overlap_schedule.cuh"
 #include "device/ptx.cuh"
+#include "device/tail_merge.cuh"
 #include "device/wgmma_steps.cuh"
 #include "device/wgmma_traits.cuh"
 #include "device/wgmma_ws_kernel.cuh"
@@ -326,6 +340,23 @@ __device__ __forceinline__ BlockCoords work_coords(const FwdParams& p, int w) {
     return BlockCoords(p, Tr::kBlockM, Tr::kBlockN, w % grid_x, w / grid_x);
 }
 
+// The tail split (fa/splitkv.h; kTailSplit, the kernel's second build): the work list is fwd_grid's
+// unsplit tiles, then the tail_tiles split tiles' tail_splits key chunks each (TailChunk order), so
+// the chunks are the last work handed out and fill the SMs the last round of whole tiles leaves
+// idle. A chunk's coordinates carry split = 1 + its TailChunk index (0 for a whole tile: split-KV is
+// off with a tail split), which the consumers' epilogue reads from the work slot.
+__device__ __forceinline__ int tail_work_items(const FwdParams& p, int block_m) {
+    return fwd_grid_tiles(p, block_m) - p.tail_tiles + p.tail_tiles * p.tail_splits;
+}
+template <class Tr>
+__device__ __forceinline__ BlockCoords tail_work_coords(const FwdParams& p, int w) {
+    const int whole = fwd_grid_tiles(p, Tr::kBlockM) - p.tail_tiles;
+    if (w < whole) return BlockCoords(p, Tr::kBlockM, Tr::kBlockN, w, 0);
+    BlockCoords blk = tail_chunk_coords(p, Tr::kBlockM, Tr::kBlockN, tail_chunk(p, Tr::kBlockM, w - whole));
+    blk.split = 1 + w - whole;
+    return blk;
+}
+
 // The CTA's i-th tile uses Q buffer i % kQBuffers: its shared memory as rung 7's layout sees it
 // (q and bar_q replaced), its q_empty barrier and work slot, and the parity of that buffer's use.
 // With kSplitQ, `half` picks that half's bar_q and q_empty (for the producer's loads: a consumer
@@ -377,7 +408,10 @@ __device__ __forceinline__ BlockCoords load_work(uint32_t slot) {
     return b;
 }
 
-template <class Tr>
+// kTailSplit: the build that runs a tail split's work list (tail_work_coords) and merges a split
+// tile's chunks in the epilogue (device/tail_merge.cuh); a build of its own, as rungs 7's and 8's,
+// so that every problem without a split runs the kernel as measured before it.
+template <class Tr, bool kTailSplit = false>
 __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
     wgmma_persistent_fwd_kernel(const FwdParams p, const __grid_constant__ CUtensorMap tm_q,
                                 const __grid_constant__ CUtensorMap tm_k, const __grid_constant__ CUtensorMap tm_v,
@@ -406,12 +440,13 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
         // ---- Producer warpgroup: thread 0 loads every tile's Q, K and V ----
         hopper::setmaxnreg_dec<Tr::kProducerRegs>();
         if (tid == 0) {
-            const int n_work = fwd_grid_tiles(p, Tr::kBlockM) * (p.num_splits > 1 ? p.num_splits : 1);
+            const int n_work = kTailSplit ? tail_work_items(p, Tr::kBlockM)
+                                          : fwd_grid_tiles(p, Tr::kBlockM) * (p.num_splits > 1 ? p.num_splits : 1);
             int g = 0;  // key tiles loaded so far (ring position)
             int i = 0;  // tiles whose Q was loaded
 #pragma unroll 1
             for (int w = blockIdx.x; w < n_work; w = next_work(), ++i) {
-                const BlockCoords blk = work_coords<Tr>(p, w);
+                const BlockCoords blk = kTailSplit ? tail_work_coords<Tr>(p, w) : work_coords<Tr>(p, w);
                 const int n_tiles = max(blk.key_tiles(), 0);
                 wgmma::produce_tile<Tr>(sm, &tm_k, &tm_v, blk, n_tiles, g, [&] {
                     // The buffer held tile i - kQBuffers's Q, then its O until the TMA store read it.
@@ -514,13 +549,30 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
                 // once its leader's TMA store has read the rows (the second epilogue barrier).
                 const int k = 2 * i + half;
                 if (k > 0) ptx::mbarrier_wait_parity(sm.base + Tr::kOffStageBar, static_cast<uint32_t>((k - 1) & 1));
-                wgmma::write_output<Tr, true>(o, row_sum, row_max, c, qb.sm, &tm_o, p, out, sm.base + Tr::kOffStage);
+                // A split tile's chunk (kTailSplit): the merge's flag in the staging buffer, this
+                // warpgroup's now; a chunk that does not store still ends the buffer's use.
+                bool store = true;
+                if constexpr (kTailSplit)
+                    if (out.split > 0)
+                        store = merge_tail<Tr>(o, row_max, row_sum, c.wg, tid - 128, sm.base + Tr::kOffStage, p,
+                                               out.split - 1);
+                if (store)
+                    wgmma::write_output<Tr, true>(o, row_sum, row_max, c, qb.sm, &tm_o, p, out, sm.base + Tr::kOffStage);
                 hopper::named_barrier_sync(Tr::kEpilogueBar + half, 128);
                 ptx::mbarrier_arrive(sm.base + Tr::kOffStageBar);
                 continue;  // q_empty was arrived on above
             }
             // The coordinates read again, so that none of them is held through the main loop.
-            wgmma::write_output<Tr>(o, row_sum, row_max, c, qb.sm, &tm_o, p, load_work(qb.work));
+            if constexpr (kTailSplit) {
+                // A split tile's chunk: the merge's flag in this warpgroup's own Q rows of the
+                // buffer (dead now; only its store of O writes them next).
+                const BlockCoords out = load_work(qb.work);
+                if (out.split == 0 || merge_tail<Tr>(o, row_max, row_sum, c.wg, tid - 128,
+                                                     qb.sm.q + c.wg * Tr::kWarpgroupRows * 128, p, out.split - 1))
+                    wgmma::write_output<Tr>(o, row_sum, row_max, c, qb.sm, &tm_o, p, out);
+            } else {
+                wgmma::write_output<Tr>(o, row_sum, row_max, c, qb.sm, &tm_o, p, load_work(qb.work));
+            }
             // Every thread arrives, after its own last read of the buffer and the work slot (the
             // warpgroup leader after its TMA store read the O rows). One arrival per warp after
             // __syncwarp, as for the ring slots, is flagged by compute-sanitizer's racecheck at
@@ -540,6 +592,13 @@ cudaError_t launch_wgmma_persistent(const FwdParams& p, cudaStream_t stream) {
     if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
         return e;
     const dim3 tiles = fwd_grid(p, Tr::kBlockM);
+    if (p.tail_tiles > 0) {
+        if (!tail_split_runnable(p)) return cudaErrorInvalidValue;
+        const long long n_work = static_cast<long long>(tiles.x) - p.tail_tiles +
+                                 static_cast<long long>(p.tail_tiles) * p.tail_splits;
+        const dim3 grid(static_cast<unsigned>(n_work < sms ? n_work : sms));
+        return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_persistent_fwd_kernel<Tr, true>, p, stream, &grid);
+    }
     const long long n_work = static_cast<long long>(tiles.x) * tiles.y;
     const dim3 grid(static_cast<unsigned>(n_work < sms ? n_work : sms));
     return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_persistent_fwd_kernel<Tr>, p, stream, &grid);

@@ -431,36 +431,42 @@ TEST_CASE("rung 8's V pre-pass matches the reference", "[gpu]") {
                 }
 }
 
-// Rung 8's tail split (fa/splitkv.h): the grid's last tiles cut into key chunks that the last chunk
-// to finish merges in the kernel. Plans for the H100's 132 SMs, where 20-28 tiles are all split
-// (4 chunks at 64 keys a tile, 2 at 128), and for 32 SMs, where 12-4 tiles are split after full
-// waves of unsplit ones; 2,100 keys leave a partial last key tile (the last chunk is shorter);
-// 777 query rows take the in-kernel transpose, 2,051 x 2 heads per K/V head the pre-pass (the
-// 192 x 64 row takes it always). Each case requires the plan to split, so that it tests the merge.
-TEST_CASE("rung 8's tail split merges its key chunks", "[gpu]") {
-    for (int d : {128, 256})
-        for (auto [seqlen_q, sm_count] : {std::pair{777, 132}, std::pair{2051, 32}}) {
-            Selection work;
-            for (auto [kernel, inst] : matrix_instances(fa::DType::Float8E4M3FN, d))
-                if (std::string(kernel->slug) == "wgmma_fp8") work.emplace_back(kernel, inst);
-            if (work.empty()) continue;
-            fa::ProblemShape p;
-            p.batch = 1;
-            p.heads = 4;
-            p.heads_kv = 2;
-            p.seqlen_q = seqlen_q;
-            p.seqlen_k = 2100;
-            p.head_dim = d;
-            p.dtype = fa::DType::Float8E4M3FN;
-            CaseData data(p, 4242 + d + seqlen_q, true);
-            const std::string label = fmt::format("b1 h4 hkv2 sq{} sk2100 on {} SMs", seqlen_q, sm_count);
-            for (auto [kernel, inst] : work) {
-                const fa::LaunchPlan plan = data.run(*kernel, *inst, 1, label, sm_count);
-                INFO(label << " " << inst->tile.m_block_size << "x" << inst->tile.n_block_size);
-                CHECK(plan.tail.tiles > 0);
-                CHECK(plan.tail.splits >= 2);
+// The tail split (fa/splitkv.h): the grid's last tiles cut into key chunks that the last chunk to
+// finish merges in the kernel, on every kernel that has it (KernelCaps::tail_split: rungs 7, 8 and
+// 9, whose persistent work list ends with the chunks) and each of its tiles. Plans for the H100's
+// 132 SMs, where the 20-52 tiles of 777 query rows are all split (2-4 chunks), and for 32 SMs,
+// where 4-12 tiles are split after full waves of unsplit ones; 2,600 keys are at least 16 key tiles
+// of every tile (17 of the 160-key one: two chunks of at least kMinTailChunkBlocks) and leave a
+// partial last key tile (the last chunk is shorter). FP8: 777 query rows take the in-kernel
+// transpose, 2,051 x 2 heads per K/V head the pre-pass (the 192 x 64 row takes it always). Each case
+// requires the plan to split, so that it tests the merge.
+TEST_CASE("the tail split merges its key chunks", "[gpu]") {
+    for (fa::DType dtype : {fa::DType::BFloat16, fa::DType::Float16, fa::DType::Float8E4M3FN})
+        for (int d : {64, 128, 256})
+            for (auto [seqlen_q, sm_count] : {std::pair{777, 132}, std::pair{2051, 32}}) {
+                Selection work;
+                for (auto [kernel, inst] : matrix_instances(dtype, d))
+                    if (kernel->caps.tail_split) work.emplace_back(kernel, inst);
+                if (work.empty()) continue;
+                fa::ProblemShape p;
+                p.batch = 1;
+                p.heads = 4;
+                p.heads_kv = 2;
+                p.seqlen_q = seqlen_q;
+                p.seqlen_k = 2600;
+                p.head_dim = d;
+                p.dtype = dtype;
+                CaseData data(p, 4242 + d + seqlen_q, true);
+                const std::string label = fmt::format("{} d{} b1 h4 hkv2 sq{} sk2600 on {} SMs", fa::dtype_name(dtype),
+                                                      d, seqlen_q, sm_count);
+                for (auto [kernel, inst] : work) {
+                    const fa::LaunchPlan plan = data.run(*kernel, *inst, 1, label, sm_count);
+                    INFO(label << " " << kernel->slug << " " << inst->tile.m_block_size << "x"
+                               << inst->tile.n_block_size);
+                    CHECK(plan.tail.tiles > 0);
+                    CHECK(plan.tail.splits >= 2);
+                }
             }
-        }
 }
 
 // Decode and serving shapes (issue #9): few query rows against long keys, grouped K/V heads (packed

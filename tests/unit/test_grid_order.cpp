@@ -183,9 +183,9 @@ TEST_CASE("causal tile order: the grouped order balances the FA2 grid's causal p
 
 TEST_CASE("plan_launch: rung 8 splits its last wave, after split-KV's partials in the workspace", "[grid_order]") {
     const fa::KernelInfo* fp8 = fa::find_kernel("wgmma_fp8");
-    const fa::KernelInfo* overlap = fa::find_kernel("wgmma_overlap");
+    const fa::KernelInfo* ws = fa::find_kernel("wgmma_ws");
     REQUIRE(fp8 != nullptr);
-    REQUIRE(overlap != nullptr);
+    REQUIRE(ws != nullptr);
     fa::ProblemShape p;
     p.batch = 1;
     p.heads = 16;
@@ -215,13 +215,49 @@ TEST_CASE("plan_launch: rung 8 splits its last wave, after split-KV's partials i
     CHECK(fa::plan_launch(*fp8, *m192, p, 132, 1, kH100L2).tail.tiles == 0);
     p.causal = false;
     p.dtype = fa::DType::BFloat16;
-    const auto rows = fa::runnable_instances(*overlap, p.dtype, p.head_dim, 0, 0);
+    p.batch = 4;
+    p.seqlen_q = p.seqlen_k = 8192;  // 4,096 tiles of 128 rows: 31 waves and 4 tiles
+    const auto rows = fa::runnable_instances(*ws, p.dtype, p.head_dim, 0, 0);
     REQUIRE_FALSE(rows.empty());
-    const fa::LaunchPlan bf16 = fa::plan_launch(*overlap, *rows.front(), p, 132, 1, kH100L2);
+    const fa::LaunchPlan bf16 = fa::plan_launch(*ws, *rows.front(), p, 132, 1, kH100L2);
     CHECK(bf16.tail.tiles == 0);
     fa::FwdParams plain{};
     fa::apply_launch_plan(bf16, nullptr, &plain);
     CHECK(plain.tail_tiles == 0);
     CHECK(plain.tail_splits == 1);
     CHECK(plain.tail_partial == nullptr);
+}
+
+// Rungs 7 and 9 split the bf16 / fp16 last wave too (session 30): 4x16x8192x128's 4,096 tiles of
+// 128 rows are 31 waves and 4 tiles, each of 52 (160 keys) or 64 (128) key tiles: 4 chunks each,
+// the most (kMaxTailSplits). 2x16x8192x128's 2,048 are 15 waves and 68 tiles, more than half a
+// wave: nothing split; nor causal problems.
+TEST_CASE("plan_launch: rungs 7 and 9 split a last wave at most half full", "[grid_order]") {
+    fa::ProblemShape p;
+    p.batch = 4;
+    p.heads = 16;
+    p.seqlen_q = p.seqlen_k = 8192;
+    p.head_dim = 128;
+    p.dtype = fa::DType::BFloat16;
+    for (const char* slug : {"wgmma_overlap", "wgmma_persistent"}) {
+        const fa::KernelInfo* k = fa::find_kernel(slug);
+        REQUIRE(k != nullptr);
+        CHECK(k->caps.tail_split);
+        for (const fa::KernelInstance* inst : fa::runnable_instances(*k, p.dtype, p.head_dim, 0, 0)) {
+            if (inst->tile.m_block_size != 128) continue;  // the decode tile: 64 rows
+            INFO(slug << " " << inst->tile.m_block_size << "x" << inst->tile.n_block_size);
+            p.batch = 4;
+            const fa::LaunchPlan plan = fa::plan_launch(*k, *inst, p, 132, 1, kH100L2);
+            CHECK(plan.ctas == 4096);
+            CHECK(plan.tail.tiles == 4);
+            CHECK(plan.tail.splits == 4);
+            CHECK(fa::plan_workspace_bytes(p, plan) == 4 * 4 * 128 * (128 + 8) * sizeof(float));
+            p.batch = 2;
+            CHECK(fa::plan_launch(*k, *inst, p, 132, 1, kH100L2).tail.tiles == 0);
+            p.batch = 4;
+            p.causal = true;
+            CHECK(fa::plan_launch(*k, *inst, p, 132, 1, kH100L2).tail.tiles == 0);
+            p.causal = false;
+        }
+    }
 }

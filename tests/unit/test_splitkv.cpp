@@ -76,7 +76,8 @@ TEST_CASE("tail split: the last wave's tiles cut into key chunks where it is at 
     CHECK(t.splits == 2);
     // Causal grids run heaviest first: their last wave holds the shortest tiles. Not split.
     CHECK(fa::choose_tail_split(1376, 132, 256, true).tiles == 0);
-    // A last wave of 68 (over half): 2 chunks each would need 136 CTAs, more than one wave.
+    // A last wave of 68 (over half): 2 chunks each would need 136 CTAs, more than one wave (3 chunks
+    // each, two rounds of a third of a tile, measured level in session 30: fa/splitkv.h).
     CHECK(fa::choose_tail_split(2048, 132, 256, false).tiles == 0);
     // Whole waves: nothing to split.
     CHECK(fa::choose_tail_split(1320, 132, 256, false).tiles == 0);
