@@ -33,12 +33,13 @@ Environment:
                    FA_BENCH_ARGS="--iterations 30 --warmup_iterations 5 --warmup_time 0 --gpu_warmup_time 0"
                    PEERS_ARGS="--iterations 30 --warmup_iterations 5 --warmup_time 0 --gpu_warmup_time 0"
   PYTHON           interpreter for peers.py       (default python3; it needs torch)
-  INTERLEAVE       fa2 only. 1 (default): each grid point's fa-bench call and a peers.py call on the
-                   same shape back to back, the order alternating from point to point, so both
-                   sides of a point run in the same thermal and power state; 0: every fa-bench call,
-                   then one peers.py --grid fa2 call. Session 29 (H100 SXM): with 0 the fa-bench
-                   rows ran at 78-80 C under sw_thermal at 1,200-1,300 MHz and the peers', a minute
-                   later, at 68-76 C at 1,300-1,900 MHz.
+  INTERLEAVE       1 (default): each grid point's fa-bench call and a peers.py call on the
+                   same problem flags back to back, the order alternating from point to point, so
+                   both sides of a point run in the same thermal and power state; 0: every fa-bench
+                   call, then one peers.py --grid fa2 (decode) call. Session 29 (H100 SXM, fa2):
+                   with 0 the fa-bench rows ran at 78-80 C under sw_thermal at 1,200-1,300 MHz and
+                   the peers', a minute later, at 68-76 C at 1,300-1,900 MHz. The decode grid
+                   interleaves since session 30.
 Grid fa2 (as peers.py --grid fa2): 16k tokens, seqlen 512..16384, batch = 16384/seqlen, with
 (head_dim 64, 32 heads), (head_dim 128, 16 heads) and (head_dim 256, 16 heads); plus fa-bench's
 default 4 x 8192 x 16 x 128. Every point runs causal 0 and 1 in one fa-bench call and, interleaved,
@@ -46,8 +47,9 @@ one peers.py call (18 + 1 of each; INTERLEAVE=0: the fa-bench calls, then one pe
 Grid decode (as peers.py --grid decode), 32 heads, head_dim 128, K/V heads 32 and 8 in every call:
   B x Sq x Sk = 64x1x8192, 8x1x32768, 16x16x8192 (one call each), 1x1x(1k..256k) (one call: the
   decode chart's series, with the 1x1x131072 anchor), non-causal; GQA prefill 4x8192x8192, causal
-  0 and 1 (one call): 5 calls, then one peers.py call with --num_splits 0,1 (FA4 with its own
-  heuristic and unsplit).
+  0 and 1 (one call): 5 calls, each with (interleaved) a peers.py call on its problems with
+  --num_splits 0,1 (FA4 with its own heuristic and unsplit); INTERLEAVE=0: the 5 calls, then one
+  peers.py --grid decode --num_splits 0,1 call.
 OUT_DIR/schema.json is the binary's --schema (plot.py --schema-json reads it).
 A failing step is reported and the sweep goes on; exit status 1 if any step failed, 2 for a bad
 argument or a missing binary.
@@ -201,20 +203,25 @@ run_peers() {  # peers.py with the given problem flags, every selected backend, 
 }
 
 peers_grid=()
+peer_extra=()  # flags only the peers' calls take
+points=0
+at_point() {
+    # fa-bench's call on the problem flags "$@" and, with INTERLEAVE, peers.py's on the same ones,
+    # who goes first alternating from point to point.
+    if ((!interleave)); then
+        bench "$@"
+    elif ((points % 2 == 0)); then
+        bench "$@"
+        run_peers "$@" ${peer_extra[@]+"${peer_extra[@]}"}
+    else
+        run_peers "$@" ${peer_extra[@]+"${peer_extra[@]}"}
+        bench "$@"
+    fi
+    points=$((points + 1))
+}
 if [[ $grid == fa2 ]]; then
-    points=0
-    point() {  # B S H D: fa-bench's call, causal 0 and 1, and with INTERLEAVE the peers' on it
-        local shape=(--batch_size "$1" --seqlen_q "$2" --seqlen_k "$2" --num_head "$3" --head_dim "$4" --causal 0,1)
-        if ((!interleave)); then
-            bench "${shape[@]}"
-        elif ((points % 2 == 0)); then
-            bench "${shape[@]}"
-            run_peers "${shape[@]}"
-        else
-            run_peers "${shape[@]}"
-            bench "${shape[@]}"
-        fi
-        points=$((points + 1))
+    point() {  # B S H D: causal 0 and 1
+        at_point --batch_size "$1" --seqlen_q "$2" --seqlen_k "$2" --num_head "$3" --head_dim "$4" --causal 0,1
     }
     tokens=16384
     # head_dim num_head: FA2's hidden size 2048 at 64 and 128; head_dim 256 at 16 heads (issue #10)
@@ -229,8 +236,10 @@ if [[ $grid == fa2 ]]; then
 else
     # 32 query heads, D = 128, K/V heads 32 (MHA) and 8 (GQA) in every call. Sq and Sk of different
     # points are never crossed: one call per (B, Sq, Sk) set, the Sk series in one call.
+    # FA4 takes a split count: its heuristic (0) and unsplit (1), one row each; SDPA picks its own.
+    peer_extra=(--num_splits 0,1)
     decode_point() {  # B Sq Sk[,Sk...]: non-causal (a decode step sees the whole cache)
-        bench --batch_size "$1" --seqlen_q "$2" --seqlen_k "$3" --num_head 32 --num_head_kv 32,8 --head_dim 128 \
+        at_point --batch_size "$1" --seqlen_q "$2" --seqlen_k "$3" --num_head 32 --num_head_kv 32,8 --head_dim 128 \
             --causal 0
     }
     decode_point 64 1 8192
@@ -240,9 +249,8 @@ else
     for ((sk = 1024; sk <= 262144; sk *= 2)); do series+=("$sk"); done
     decode_point 1 1 "$(IFS=,; echo "${series[*]}")"  # the chart's B = 1 series; 131072 is an anchor
     # GQA prefill beside MHA on the same shape: grouping must not cost when row blocks fill the GPU.
-    bench --batch_size 4 --seqlen_q 8192 --seqlen_k 8192 --num_head 32 --num_head_kv 32,8 --head_dim 128 --causal 0,1
-    # FA4 takes a split count: its heuristic (0) and unsplit (1), one row each; SDPA picks its own.
-    peers_grid=(--grid decode --num_splits 0,1)
+    at_point --batch_size 4 --seqlen_q 8192 --seqlen_k 8192 --num_head 32 --num_head_kv 32,8 --head_dim 128 --causal 0,1
+    ((interleave)) || peers_grid=(--grid decode --num_splits 0,1)
 fi
 
 ((${#peers_grid[@]} > 0)) && run_peers "${peers_grid[@]}"

@@ -200,9 +200,34 @@ def test_decode_sweep_runs_peers_decode_grid_with_the_fused_kernels_and_a_calibr
         # naive (untiled) is left out by default; the list comes from fa-bench --list.
         assert flag(call, "--kernel") == "mma,wgmma_ws" and flag(call, "--dtype") == "BFloat16"
         assert flag(call, "--csv") == str(out / "decode.csv") and flag(call, "--peaks_file") == peaks
-    assert peer_calls == [f"{REPO_ROOT}/scripts/peers.py --grid decode --num_splits 0,1 --backends auto "
-                          f"--fa-bench {tmp_path / 'fa-bench'} --csv {out / 'decode.csv'} --check"]
+    # Interleaved (INTERLEAVE's default): after or before each fa-bench call, peers.py on its
+    # problem flags with --num_splits 0,1 (FA4's heuristic and unsplit).
+    assert [c.split(" --num_splits")[0].split("peers.py ")[1] for c in peer_calls] == \
+        [c.split(" --dtype")[0] for c in calls]
+    assert all(c.endswith(f"--num_splits 0,1 --backends auto --fa-bench {tmp_path / 'fa-bench'} "
+                          f"--csv {out / 'decode.csv'} --check") for c in peer_calls)
     assert "--plots decode" in done.stdout
+
+
+def test_decode_sweep_interleaves_and_without_it_runs_the_peers_grid_once(tmp_path):
+    log = tmp_path / "calls.log"
+    fa_bench, python = stand_in(tmp_path / "fa-bench", log), stand_in(tmp_path / "python", log)
+    env = dict(os.environ, PYTHON=str(python), KERNELS="mma", CALIBRATE="0")
+    for name in ("PEERS_ARGS", "FA_BENCH_ARGS", "PEERS", "INTERLEAVE"):
+        env.pop(name, None)
+    done = subprocess.run(["bash", str(SWEEP), "--grid", "decode", str(fa_bench), str(tmp_path / "out")],
+                          capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    who = ["peers" if "peers.py" in c else "fa-bench" for c in log.read_text().splitlines() if "--batch_size" in c]
+    pairs = [tuple(who[i:i + 2]) for i in range(0, len(who), 2)]
+    assert pairs == [("fa-bench", "peers") if i % 2 == 0 else ("peers", "fa-bench") for i in range(5)]
+    (tmp_path / "old").mkdir()
+    done, calls, _, peer_calls, out = run_sweep(tmp_path / "old", options=["--grid", "decode"], kernels="mma",
+                                                CALIBRATE="0", INTERLEAVE="0")
+    assert done.returncode == 0, done.stderr
+    assert len(calls) == 5
+    assert peer_calls == [f"{REPO_ROOT}/scripts/peers.py --grid decode --num_splits 0,1 --backends auto "
+                          f"--fa-bench {tmp_path / 'old' / 'fa-bench'} --csv {out / 'decode.csv'} --check"]
 
 
 def test_decode_sweep_takes_kernels_and_calibrate_from_the_environment(tmp_path):
@@ -221,10 +246,11 @@ def test_decode_dry_run_prints_the_steps_and_runs_nothing(tmp_path):
     assert calls == [] and peer_calls == [] and other == ["--list"]  # only asked which kernels are fused
     assert not out.exists()
     steps = [line[2:] for line in done.stdout.splitlines() if line.startswith("+ ")]
-    assert len(steps) == 8  # schema, calibrate, 5 fa-bench calls, peers.py
+    assert len(steps) == 12  # schema, calibrate, 5 fa-bench calls, each with its peers.py call
     assert steps[0] == f"{tmp_path / 'fa-bench'} --schema > {out / 'schema.json'}"
     assert sum("--kernel mma,wgmma_ws" in s for s in steps) == 5
-    assert "sweep.sh: dry run, 8 steps; nothing was run" in done.stdout
+    assert sum("peers.py" in s for s in steps) == 5
+    assert "sweep.sh: dry run, 12 steps; nothing was run" in done.stdout
 
 
 def test_fa2_sweep_is_the_default_grid_and_calibrates_only_when_asked(tmp_path):
