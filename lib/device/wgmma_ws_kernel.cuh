@@ -338,7 +338,10 @@ __device__ __forceinline__ void last_batch(const WsConsumer<Tr>& c, const Consum
 //              a second arrival before its sync.
 //   named barrier kEpilogueBar + cw (128 threads): consumer warpgroup cw's O rows are in shared
 //              memory (fenced for the async proxy) before its first thread TMA-stores them (not
-//              used by a split-KV CTA, whose every thread writes its fp32 partials itself).
+//              used by a split-KV CTA, whose every thread writes its fp32 partials itself); in a
+//              tail chunk (kTailChunks) first by merge_tail, three times, around its leader's
+//              arrival count and verdict (device/tail_merge.cuh), all 128 threads taking the
+//              same branch after it.
 // All control flow is uniform over the CTA (it depends on n only) except the lane-0 arrive, so
 // every __syncwarp and bar sees all its threads.
 // kTailChunks: the build for a tail split's chunks (fa/splitkv.h; rung 7 only), launched after the
