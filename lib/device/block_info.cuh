@@ -189,6 +189,12 @@ __device__ __forceinline__ TailChunk tail_chunk(const FwdParams& p, int block_m,
     return {fwd_grid_tiles(p, block_m) - p.tail_tiles + i, x - i * p.tail_splits, i};
 }
 
+// Work items of a persistent kernel's list with a tail split (rung 9): fwd_grid's unsplit tiles,
+// then each split tile's tail_splits chunks (the host sizes its grid with it too).
+__host__ __device__ __forceinline__ int tail_work_items(const FwdParams& p, int block_m) {
+    return fwd_grid_tiles(p, block_m) - p.tail_tiles + p.tail_tiles * p.tail_splits;
+}
+
 // A chunk's coordinates: its tile's, the key range cut to chunk `split` of ceil(tiles / tail_splits)
 // key tiles (the last may be shorter; a causal one could be empty).
 __device__ __forceinline__ BlockCoords tail_chunk_coords(const FwdParams& p, int block_m, int block_n,

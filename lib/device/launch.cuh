@@ -116,8 +116,8 @@ constexpr int q_box_rows() {
 // or the maps cannot be encoded. Never synchronizes.
 // `grid` replaces fwd_grid's where given (rung 9: one CTA per SM, each looping over fwd_grid's tiles);
 // `v_map` replaces V's map where given (rung 8's pre-pass: the map of V's transposed copy).
-// `programmatic`: a programmatic dependent launch (launch_kernel; rung 8's tail chunks after its
-// tiles' kernel).
+// `programmatic`: a programmatic dependent launch (launch_kernel; a tail split's chunks after the
+// tiles' kernel, launch_tma_fwd_tail_split).
 template <class Tr, int kLaunchThreads, typename Kernel>
 cudaError_t launch_tma_fwd(Kernel kernel, const FwdParams& p, cudaStream_t stream, const dim3* grid = nullptr,
                            const CUtensorMap* v_map = nullptr, bool programmatic = false) {
@@ -130,6 +130,25 @@ cudaError_t launch_tma_fwd(Kernel kernel, const FwdParams& p, cudaStream_t strea
     const cudaError_t e = launch_kernel(kernel, grid ? *grid : fwd_grid(p, Tr::kBlockM), dim3(kLaunchThreads),
                                         Tr::kSmemBytes, stream, programmatic, p, maps.q, maps.k, maps.v, maps.o);
     return finish_splits(p, e, stream);
+}
+
+// A launch with a tail split (FwdParams::tail_tiles, fa/splitkv.h) on the rungs that run it as two
+// builds of their kernel (rung 7's ws kernel, rung 8): `tiles_kernel` over the grid's unsplit
+// tiles, then `chunks_kernel` over the split tiles' chunks as a programmatic dependent launch (the
+// tiles' kernel calls launch_dependents; the chunks read only what was written before it started:
+// Q, K, V, rung 8's pre-pass Vᵀ, and write O rows and partials it does not touch), whose CTAs take
+// SMs as the last wave frees them (rung 8, session 27: +0.6 to +2.2 % over a plain launch). Where
+// every tile is split, the chunks' launch is a plain one: the kernel before it in the stream (rung
+// 8's pre-pass) may write what they read. Without a split, `tiles_kernel` over fwd_grid.
+template <class Tr, int kLaunchThreads, typename Kernel>
+cudaError_t launch_tma_fwd_tail_split(Kernel tiles_kernel, Kernel chunks_kernel, const FwdParams& p,
+                                      cudaStream_t stream, const CUtensorMap* v_map = nullptr) {
+    if (p.tail_tiles == 0) return launch_tma_fwd<Tr, kLaunchThreads>(tiles_kernel, p, stream, nullptr, v_map);
+    const dim3 tiles = grid_before_tail(p, Tr::kBlockM), chunks = tail_chunk_grid(p);
+    if (tiles.x == 0) return launch_tma_fwd<Tr, kLaunchThreads>(chunks_kernel, p, stream, &chunks, v_map);
+    const cudaError_t e = launch_tma_fwd<Tr, kLaunchThreads>(tiles_kernel, p, stream, &tiles, v_map);
+    if (e != cudaSuccess) return e;
+    return launch_tma_fwd<Tr, kLaunchThreads>(chunks_kernel, p, stream, &chunks, v_map, true);
 }
 
 // The registry row of the instance that traits Tr describe. num_threads is the tile's thread

@@ -419,27 +419,16 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
 #endif  // FA_HOPPER_ENABLED
 }
 
-// kTailSplit (rung 7: KernelCaps::tail_split): with FwdParams::tail_tiles > 0, the grid's unsplit
-// tiles, then the split tiles' chunks as a programmatic dependent launch (the tiles' build calls
-// launch_dependents at its start), whose CTAs take SMs as the last wave frees them; a plain
-// launch where every tile is split. As rung 8's (08_wgmma_fp8.cu, session 27: +0.6 to +2.2 % for
-// the programmatic launch over a plain one after the tiles').
+// kTailSplit (rung 7: KernelCaps::tail_split): with FwdParams::tail_tiles > 0, the tiles' build
+// and then the chunks' (launch_tma_fwd_tail_split, as rung 8's); a rung without it refuses a split.
 template <class Tr, class Schedule, bool kTailSplit = false>
 cudaError_t launch_wgmma_ws(const FwdParams& p, cudaStream_t stream) {
     if constexpr (kTailSplit) {
-        if (p.tail_tiles > 0) {
-            if (!tail_split_runnable(p)) return cudaErrorInvalidValue;
-            const dim3 tiles = grid_before_tail(p, Tr::kBlockM), chunks = tail_chunk_grid(p);
-            if (tiles.x == 0)
-                return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_ws_fwd_kernel<Tr, Schedule, true>, p, stream, &chunks);
-            const cudaError_t e =
-                launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_ws_fwd_kernel<Tr, Schedule>, p, stream, &tiles);
-            if (e != cudaSuccess) return e;
-            return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_ws_fwd_kernel<Tr, Schedule, true>, p, stream, &chunks,
-                                                          nullptr, true);
-        }
+        if (!tail_split_runnable(p)) return cudaErrorInvalidValue;
+        return launch_tma_fwd_tail_split<Tr, Tr::kLaunchThreads>(wgmma_ws_fwd_kernel<Tr, Schedule>,
+                                                                 wgmma_ws_fwd_kernel<Tr, Schedule, true>, p, stream);
     }
-    if (p.tail_tiles > 0) return cudaErrorInvalidValue;  // a rung without the split's build
+    if (p.tail_tiles > 0) return cudaErrorInvalidValue;
     return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_ws_fwd_kernel<Tr, Schedule>, p, stream);
 }
 

@@ -1461,16 +1461,8 @@ bool use_vt_prepass(long long seqlen_q, long long heads_per_kv, bool causal) {
 // wave leaves). v_map: the pre-pass's Vᵀ map, or null for V's. Never synchronizes.
 template <class Tr>
 cudaError_t launch_attention(const FwdParams& p, cudaStream_t stream, const CUtensorMap* v_map) {
-    if (p.tail_tiles == 0)
-        return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tr>, p, stream, nullptr, v_map);
-    const dim3 tiles = grid_before_tail(p, Tr::kBlockM), chunks = tail_chunk_grid(p);
-    if (tiles.x == 0)  // every tile split: a plain launch (the kernel before it may write what the chunks read)
-        return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tr, true>, p, stream, &chunks, v_map);
-    const cudaError_t e = launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tr>, p, stream, &tiles, v_map);
-    if (e != cudaSuccess) return e;
-    // Programmatic: the chunks read only what was written before the tiles' kernel started (Q, K, V,
-    // the pre-pass's Vᵀ), and write O rows and partials the tiles' kernel does not touch.
-    return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tr, true>, p, stream, &chunks, v_map, true);
+    return launch_tma_fwd_tail_split<Tr, Tr::kLaunchThreads>(wgmma_fp8_fwd_kernel<Tr>,
+                                                             wgmma_fp8_fwd_kernel<Tr, true>, p, stream, v_map);
 }
 
 // The pre-pass into the workspace (wgmma_fp8_workspace_bytes), then the attention kernel with the

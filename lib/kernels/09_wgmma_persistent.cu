@@ -344,10 +344,8 @@ __device__ __forceinline__ BlockCoords work_coords(const FwdParams& p, int w) {
 // unsplit tiles, then the tail_tiles split tiles' tail_splits key chunks each (TailChunk order), so
 // the chunks are the last work handed out and fill the SMs the last round of whole tiles leaves
 // idle. A chunk's coordinates carry split = 1 + its TailChunk index (0 for a whole tile: split-KV is
-// off with a tail split), which the consumers' epilogue reads from the work slot.
-__device__ __forceinline__ int tail_work_items(const FwdParams& p, int block_m) {
-    return fwd_grid_tiles(p, block_m) - p.tail_tiles + p.tail_tiles * p.tail_splits;
-}
+// off with a tail split), which the consumers' epilogue reads from the work slot. The list's length:
+// tail_work_items (block_info.cuh).
 template <class Tr>
 __device__ __forceinline__ BlockCoords tail_work_coords(const FwdParams& p, int w) {
     const int whole = fwd_grid_tiles(p, Tr::kBlockM) - p.tail_tiles;
@@ -557,7 +555,8 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
                         store = merge_tail<Tr>(o, row_max, row_sum, c.wg, tid - 128, sm.base + Tr::kOffStage, p,
                                                out.split - 1);
                 if (store)
-                    wgmma::write_output<Tr, true>(o, row_sum, row_max, c, qb.sm, &tm_o, p, out, sm.base + Tr::kOffStage);
+                    wgmma::write_output<Tr, true>(o, row_sum, row_max, c, qb.sm, &tm_o, p, out,
+                                                  sm.base + Tr::kOffStage);
                 hopper::named_barrier_sync(Tr::kEpilogueBar + half, 128);
                 ptx::mbarrier_arrive(sm.base + Tr::kOffStageBar);
                 continue;  // q_empty was arrived on above
@@ -591,17 +590,13 @@ cudaError_t launch_wgmma_persistent(const FwdParams& p, cudaStream_t stream) {
     if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
     if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
         return e;
+    if (!tail_split_runnable(p)) return cudaErrorInvalidValue;
+    const bool tail = p.tail_tiles > 0;  // the kernel's build for the tail split's work list
     const dim3 tiles = fwd_grid(p, Tr::kBlockM);
-    if (p.tail_tiles > 0) {
-        if (!tail_split_runnable(p)) return cudaErrorInvalidValue;
-        const long long n_work = static_cast<long long>(tiles.x) - p.tail_tiles +
-                                 static_cast<long long>(p.tail_tiles) * p.tail_splits;
-        const dim3 grid(static_cast<unsigned>(n_work < sms ? n_work : sms));
-        return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_persistent_fwd_kernel<Tr, true>, p, stream, &grid);
-    }
-    const long long n_work = static_cast<long long>(tiles.x) * tiles.y;
+    const long long n_work = tail ? tail_work_items(p, Tr::kBlockM) : static_cast<long long>(tiles.x) * tiles.y;
     const dim3 grid(static_cast<unsigned>(n_work < sms ? n_work : sms));
-    return launch_tma_fwd<Tr, Tr::kLaunchThreads>(wgmma_persistent_fwd_kernel<Tr>, p, stream, &grid);
+    auto* const kernel = tail ? wgmma_persistent_fwd_kernel<Tr, true> : wgmma_persistent_fwd_kernel<Tr>;
+    return launch_tma_fwd<Tr, Tr::kLaunchThreads>(kernel, p, stream, &grid);
 }
 
 template <class Config>
