@@ -15,6 +15,18 @@
 
 namespace fa {
 
+// The running max before any key on the mma.sync and wgmma rungs (softmax_fragment.cuh,
+// wgmma_steps.cuh; since session 31): the most negative finite float, not -inf. With it every max
+// stays finite, even over keys that are all masked (max(start, -inf) = start), so a tile's update
+// needs no -inf guard: the factor 2^(m_old - m_new) is 0 (underflow) when a row's first visible
+// key arrives and 1 when nothing moved, and a masked s = -inf still gives p = 2^(-inf) = 0. From
+// -inf each row paid two compare-and-selects a tile (the factor's and the exponent offset's)
+// between its max and its exponentials; FlashAttention-4 pays one (check_inf). What it measured,
+// and the two kernels that keep -inf (rung 8, rung 9's 128-key head_dim-128 tile): wgmma_steps.cuh's
+// online_softmax_tile. The scalar rungs keep -inf and the guarded helpers below. A row that saw no
+// visible key ends with l = 0, so its output is 0 and its LSE -inf whatever its max.
+inline constexpr float kRowMaxStart = -3.402823466e+38f;
+
 // Factor that moves state kept relative to m_old onto m_new. m_old = -inf (no key seen yet)
 // gives 0, which also clears any garbage in the accumulator.
 __device__ __forceinline__ float online_softmax_rescale(float m_old, float m_new) {

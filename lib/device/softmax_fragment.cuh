@@ -69,13 +69,13 @@ __device__ __forceinline__ void mask_fragment(float (&s)[kMTiles][kNTiles][4], i
 // then exactly 1 for every row, or 0 applied to a still-zero O for rows that saw no key yet), at
 // the cost of one warp vote. Once the running max has settled this skips most key tiles'
 // kNTilesO·4·kMTiles FMULs, the largest non-MMA item of a tile at head_dim 128.
-// kRowsMayBeEmpty: some row may have seen only masked keys so far (a masked tile); false drops the
-// -inf guard of the exponent offset. kBranchFreeRescale: the rescale factor without a branch (the
+// m starts at kRowMaxStart (init_fragment_state; online_softmax.cuh), so every max is finite and
+// neither the factor nor the exponent offset needs an -inf guard. kBranchFreeRescale: the rescale factor without a branch (the
 // comment in the body); false keeps the branch, which rung 4 measured faster (see its call).
 // kLazyMax: the lazy running max (online_softmax.cuh) with max_slack_log2, so p may reach
 // 2^max_slack_log2 and, with kSkipUnitRescale, O's rescale is skipped on nearly every tile.
-template <bool kSkipUnitRescale = false, bool kRowsMayBeEmpty = true, bool kBranchFreeRescale = true,
-          bool kLazyMax = false, int kMTiles, int kNTiles, int kNTilesO>
+template <bool kSkipUnitRescale = false, bool kBranchFreeRescale = true, bool kLazyMax = false, int kMTiles,
+          int kNTiles, int kNTilesO>
 __device__ __forceinline__ void softmax_rescale_fragment(float (&s)[kMTiles][kNTiles][4],
                                                          float (&o)[kMTiles][kNTilesO][4],
                                                          float (&m)[kMTiles][2], float (&l)[kMTiles][2],
@@ -100,22 +100,19 @@ __device__ __forceinline__ void softmax_rescale_fragment(float (&s)[kMTiles][kNT
             if constexpr (kLazyMax) m_new = m_new - m[mt][h] <= max_slack_log2 ? m[mt][h] : m_new;
             const bool changed = m_new != m[mt][h];
             max_changed |= changed;
-            // online_softmax_rescale without its branch: ptxas turns a ?: around the inline-asm
-            // ex2 into a divergent branch (BSSY/BSYNC, one per row and tile: 8.7 M BSSY and 15 M
-            // BRA in ncu at 2x32x8192x64, where the CuTe DSL example has none). Here ex2 always
-            // runs and a select picks: a changed max has m_new finite, so ex2(m_old - m_new) is
-            // 0 for m_old = -inf and the true factor otherwise; an unchanged max rescales by
-            // exactly 1 (not ex2.approx(0)), so skipping the O multiply below leaves O and l
-            // consistent, and its ex2(-inf - -inf) = NaN is never selected.
+            // The factor without a branch: ptxas turns a ?: around the inline-asm ex2 into a
+            // divergent branch (BSSY/BSYNC, one per row and tile: 8.7 M BSSY and 15 M BRA in ncu
+            // at 2x32x8192x64, where the CuTe DSL example has none). Here ex2 always runs; where an
+            // unchanged max may skip O's multiply (kSkipUnitRescale) a select makes its factor
+            // exactly 1 (not ex2.approx(0)), so that O and l stay consistent; where O is always
+            // rescaled the factor is ex2's (0 when a row's first visible key arrives).
             if constexpr (kBranchFreeRescale) {
                 const float ex = ptx::ex2_approx(m[mt][h] - m_new);
-                alpha[mt][h] = changed ? ex : 1.0f;
+                alpha[mt][h] = kSkipUnitRescale ? (changed ? ex : 1.0f) : ex;
             } else {
-                alpha[mt][h] = changed ? online_softmax_rescale(m[mt][h], m_new) : 1.0f;
+                alpha[mt][h] = changed ? ptx::ex2_approx(m[mt][h] - m_new) : 1.0f;
             }
-            // A row can still have no visible key only in a masked tile (kRowsMayBeEmpty): an
-            // unmasked tile has a finite max, so its offset needs no -inf guard.
-            const float offset = kRowsMayBeEmpty ? online_softmax_offset(m_new) : m_new;
+            const float offset = m_new;
             m[mt][h] = m_new;
             // Each chain starts at its first p, not at 0: 0 + p is not folded (it would turn -0
             // into +0), so a zero start cost 2 FADDs per row and key tile. Session 16 call 2 (H100
@@ -166,7 +163,7 @@ __device__ __forceinline__ void convert_p_fragment(const float (&s)[kMTiles][kNT
 }
 
 // Final o = acc / l: completes the quad reduction of the thread-partial sums, then scales.
-// The state before the first key tile: O = 0, m = -inf (no key seen), l = 0.
+// The state before the first key tile: O = 0, m = kRowMaxStart (no key seen), l = 0.
 template <int kMTiles, int kNTilesO>
 __device__ __forceinline__ void init_fragment_state(float (&o)[kMTiles][kNTilesO][4], float (&m)[kMTiles][2],
                                                     float (&l)[kMTiles][2]) {
@@ -176,7 +173,7 @@ __device__ __forceinline__ void init_fragment_state(float (&o)[kMTiles][kNTilesO
         for (int nt = 0; nt < kNTilesO; ++nt)
 #pragma unroll
             for (int i = 0; i < 4; ++i) o[mt][nt][i] = 0.0f;
-        m[mt][0] = m[mt][1] = -CUDART_INF_F;
+        m[mt][0] = m[mt][1] = kRowMaxStart;
         l[mt][0] = l[mt][1] = 0.0f;
     }
 }

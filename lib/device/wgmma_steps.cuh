@@ -169,11 +169,15 @@ __device__ __forceinline__ void mask_tile(float (&s)[kAccS], int pos0, int pos1,
 // accumulator layout; the row's max is that over the 4 lanes sharing it (lane / 4 equal):
 // quad_max, which online_softmax_tile issues per row beside what it does with it (moving both
 // rows' shuffles ahead of its per-row work changed the SASS of every Hopper rung).
-template <int kBlockN, int kAccS>
+// Each row's chain starts at its first pair, not at -inf: fmaxf(-inf, x) is not folded (x may be
+// NaN), so a -inf start cost one FMNMX per row and tile. kNegInfStart: the -inf start (the
+// schedule rung 8 and rung 9's 128-key head_dim-128 tile were measured with; online_softmax_tile).
+template <int kBlockN, int kAccS, bool kNegInfStart = false>
 __device__ __forceinline__ void thread_row_max(const float (&s)[kAccS], float (&tile_max)[2]) {
-    tile_max[0] = tile_max[1] = -CUDART_INF_F;
+    tile_max[0] = kNegInfStart ? fmaxf(-CUDART_INF_F, fmaxf(s[0], s[1])) : fmaxf(s[0], s[1]);
+    tile_max[1] = kNegInfStart ? fmaxf(-CUDART_INF_F, fmaxf(s[2], s[3])) : fmaxf(s[2], s[3]);
 #pragma unroll
-    for (int j = 0; j < kBlockN / 8; ++j) {
+    for (int j = 1; j < kBlockN / 8; ++j) {
         tile_max[0] = fmaxf(tile_max[0], fmaxf(s[4 * j + 0], s[4 * j + 1]));
         tile_max[1] = fmaxf(tile_max[1], fmaxf(s[4 * j + 2], s[4 * j + 3]));
     }
@@ -197,13 +201,21 @@ struct NoMidpoint {
 
 // kLazyMax: the lazy running max (online_softmax.cuh) with max_slack_log2, so P may reach
 // 2^(p_shift_log2 + max_slack_log2) and O's rescale (a factor of exactly 1) is skipped more often.
-template <int kBlockN, int kAccS, int kMidpointColumn = kBlockN, class Midpoint = NoMidpoint, bool kLazyMax = false>
+// kNegInfStart: row_max started at -inf (row_max_start), so the factor and the offset guard it, as
+// every Hopper rung did before session 31. Without the guards (from kRowMaxStart, online_softmax.cuh:
+// 2 FSETP + 2 FSEL and, in thread_row_max, 2 FMNMX fewer per tile) rungs 7 and 9 measured +0.4 to
+// +2.2 % at head_dim 64 (all five points), +1.1 to +1.6 % at head_dim 128 non-causal and level at
+// 256; but where ptxas scheduled the loop anew to its loss, the old start stays: rung 8 (-0.7 to
+// -1.9 % at three of issue #11's four points) and rung 9's 128-key head_dim-128 tile (causal -1.2 %,
+// twice). Session 31 calls 1-2 (H100 SXM, default timing rule, two rounds each).
+template <int kBlockN, int kAccS, int kMidpointColumn = kBlockN, class Midpoint = NoMidpoint, bool kLazyMax = false,
+          bool kNegInfStart = false>
 __device__ __forceinline__ void online_softmax_tile(float (&s)[kAccS], float (&row_max)[2], float (&row_sum)[2],
                                                     float (&rescale)[2], float scale_log2, float p_shift_log2,
                                                     const Midpoint& midpoint = {}, float max_slack_log2 = 0.0f) {
     static_assert(kMidpointColumn % 8 == 0 && kMidpointColumn >= 0 && kMidpointColumn <= kBlockN, "8-column groups");
     float tile_max[2];
-    thread_row_max<kBlockN>(s, tile_max);
+    thread_row_max<kBlockN, kAccS, kNegInfStart>(s, tile_max);
     float offset[2];
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -211,13 +223,16 @@ __device__ __forceinline__ void online_softmax_tile(float (&s)[kAccS], float (&r
         float m_new = fmaxf(row_max[h], tile_max[h] * scale_log2);
         // The lazy max (online_softmax.cuh, kLazyMaxSlackLog2's comment).
         if constexpr (kLazyMax) m_new = m_new - row_max[h] <= max_slack_log2 ? row_max[h] : m_new;
-        // online_softmax_rescale / _offset (online_softmax.cuh), computed without branches (the
-        // helper's ?: around an inline-asm ex2 becomes a branch): the softmax stays one basic
-        // block, which ptxas schedules freely between the two wgmma waits.
-        const float ex = ptx::ex2_approx(row_max[h] - m_new);  // NaN only if both are -inf
-        rescale[h] = row_max[h] == -CUDART_INF_F ? 0.0f : ex;
-        // A fully masked row keeps offset 0, so its P is 0.
-        offset[h] = m_new == -CUDART_INF_F ? 0.0f : m_new - p_shift_log2;
+        // From kRowMaxStart both maxima are finite: the factor is 0 at a row's first visible key
+        // and exactly 1 when the max stays (what rescale_o's lazy skip tests), and a masked s =
+        // -inf still gives p = 0. From -inf (kNegInfStart) the factor is guarded (ex2(-inf - -inf)
+        // is NaN) and a row with no visible key yet keeps offset 0, so its P is 0: online_softmax_
+        // rescale / _offset (online_softmax.cuh) without branches (the helper's ?: around an
+        // inline-asm ex2 becomes one), so the softmax stays one basic block, which ptxas schedules
+        // freely between the two wgmma waits.
+        const float ex = ptx::ex2_approx(row_max[h] - m_new);
+        rescale[h] = kNegInfStart && row_max[h] == -CUDART_INF_F ? 0.0f : ex;
+        offset[h] = kNegInfStart && m_new == -CUDART_INF_F ? 0.0f : m_new - p_shift_log2;
         row_max[h] = m_new;
         row_sum[h] *= rescale[h];
     }
@@ -232,6 +247,12 @@ __device__ __forceinline__ void online_softmax_tile(float (&s)[kAccS], float (&r
         }
     }
     if constexpr (kMidpointColumn == kBlockN) midpoint();
+}
+
+// The running max before a warpgroup's first key tile (online_softmax_tile's kNegInfStart).
+template <class Tr>
+__device__ __forceinline__ float row_max_start() {
+    return Tr::kNegInfStart ? -CUDART_INF_F : kRowMaxStart;
 }
 
 // Mask, online-softmax update and exponentiation of one S tile, in place (s becomes P in fp32).
@@ -249,7 +270,7 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_
     if (tile_needs_mask(position_of_row(p, m_start), n_start, kBlockN, p.seqlen_k, p.causal))
         mask_tile<kBlockN>(s, position_of_row(p, m_start + r0), position_of_row(p, m_start + r0 + 8), n_start, c.c0,
                            p);
-    online_softmax_tile<kBlockN, Tr::kAccS, Tr::kPvWaitColumn, Midpoint, Tr::kLazyMax>(
+    online_softmax_tile<kBlockN, Tr::kAccS, Tr::kPvWaitColumn, Midpoint, Tr::kLazyMax, Tr::kNegInfStart>(
         s, row_max, row_sum, rescale, p.scale_log2, 0.0f, midpoint, kLazyMaxSlackLog2);
 }
 

@@ -56,6 +56,9 @@ struct WgmmaTileD128 {
     static constexpr int kPvWaitColumn = 64;
     // The eager row max (wgmma_steps.cuh's online_softmax_tile without kLazyMax).
     static constexpr bool kLazyMax = false;
+    // The running max from kRowMaxStart, without -inf guards (online_softmax_tile's kNegInfStart,
+    // which has the numbers; rung 9's 128-key tile at this head_dim keeps the guards).
+    static constexpr bool kNegInfStart = false;
 };
 
 // Head_dim 128 with 160 keys, rung 7's tile for long problems (issue #10; the rule that picks it:
@@ -89,6 +92,7 @@ struct WgmmaTileD64 {
     // after them all, 2x32x8192x64 rung 7 507 -> 518, causal 455 -> 470).
     static constexpr int kPvWaitColumn = 0;
     static constexpr bool kLazyMax = false;
+    static constexpr bool kNegInfStart = false;  // as at head_dim 128
 };
 
 template <typename T_>
@@ -123,6 +127,7 @@ struct WgmmaTileD256 {
     // Rungs 5 and 6 share the tile and take it too: their GPU tests pass, their times were not
     // taken (the session's device time went to rungs 7 and 9, the top rungs).
     static constexpr bool kLazyMax = true;
+    static constexpr bool kNegInfStart = false;  // as at head_dim 128
 };
 
 // ---- Traits ----

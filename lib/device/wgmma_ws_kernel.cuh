@@ -391,7 +391,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
         float o[Tr::kAccO];
 #pragma unroll
         for (int i = 0; i < Tr::kAccO; ++i) o[i] = 0.0f;
-        float row_max[2] = {-CUDART_INF_F, -CUDART_INF_F};
+        float row_max[2] = {row_max_start<Tr>(), row_max_start<Tr>()};
         float row_sum[2] = {0.0f, 0.0f};
         float s[Tr::kAccS];
         uint32_t pa[Tr::kKStepsPV * 4];

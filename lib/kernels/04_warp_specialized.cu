@@ -354,7 +354,7 @@ __device__ __forceinline__ void consumer_key_tile(const LdsmAddr<Tr::kRowBytes>&
     // The branch-free rescale factor that gained rung 3 5-6 % at head_dim 64 costs this rung 3 %
     // there (H100, one call, 2x32x8192x64: 328 -> 318 TFLOP/s non-causal, 301 -> 290 causal;
     // ptxas spills 192 bytes at 128x128x128), and d=128 is level: the branch stays.
-    softmax_rescale_fragment<true, true, false>(s, o, m, l, scale_log2);
+    softmax_rescale_fragment<true, false>(s, o, m, l, scale_log2);
 
     uint32_t pa[Tr::kMTiles][Tr::kKStepsPV][4];
     convert_p_fragment<T>(s, pa);

@@ -152,7 +152,7 @@ __global__ void __launch_bounds__(Tr::kNThreads, 1)
     float o[Tr::kAccO];
 #pragma unroll
     for (int i = 0; i < Tr::kAccO; ++i) o[i] = 0.0f;
-    float row_max[2] = {-CUDART_INF_F, -CUDART_INF_F};  // running max of s·scale_log2
+    float row_max[2] = {wgmma::row_max_start<Tr>(), wgmma::row_max_start<Tr>()};  // running max of s·scale_log2
     float row_sum[2] = {0.0f, 0.0f};                    // this thread's partial sums (4 lanes per row)
     float s[Tr::kAccS];                                 // S of the newest tile, then its P (fp32)
     uint32_t pa[Tr::kKStepsPV * 4];                     // P as wgmma A fragments

@@ -168,6 +168,18 @@
 // 433.9 -> 430.5 (level); 2x16x8192x128 (no split) level. The chunks' build spills 12 B at
 // head_dim 256, outside the key loop.
 //
+// Session 31 (results/nvidia-h100-80gb-hbm3/session31/): the running max from the most negative
+// finite float instead of -inf (online_softmax.cuh's kRowMaxStart), so the softmax drops its -inf
+// guards: per row and key tile one FSETP and FSEL for the factor, one of each for the exponent
+// offset and the FMNMX against -inf that started the tile max (10 fewer SASS instructions a trip
+// at every tile). H100 SXM, default timing rule, two rounds each, against 416ae70, calls 1 / 2:
+// 2x32x8192x64 516.9 -> 526.4 / 519.6 -> 521.4, causal 483.3 -> 487.5 / 486.1 -> 485.2;
+// 1x32x16384x64 535.4 -> 535.4 / 524.9 -> 536.3; 4x32x4096x64 490.8 -> 494.9 (call 2);
+// 4x16x8192x128 666.5 -> 674.2 / 657.1 -> 667.9, causal 623.2 -> 620.2 / 619.2 -> 619.5;
+// 2x16x8192x256 738.1 -> 735.1, causal 715.9 -> 715.3 (call 2). Two chains per row for the tile max
+// on top of it (call 2, session31/row_max_two_chains.patch; the same instructions, depth 9 for 16):
+// level (-0.5 to +1.5 % against the change alone, mean +0.1 %), not kept.
+//
 // Not kept (session 21 call 7, results/nvidia-h100-80gb-hbm3/session21/bf16_qreg.patch; H100 SXM,
 // bf16, default timing rule, two rounds): rung 8's Q in registers (S = Q·Kᵀ as wgmma RS, so the S
 // GEMM reads only K from shared memory: 64 instead of 96 B per tensor-core cycle) on rungs 6, 7

@@ -1054,7 +1054,9 @@ __device__ __forceinline__ void mask_s_tile(float (&s)[Tr::kAccS], const FwdPara
 template <class Tr>
 __device__ __forceinline__ void online_softmax_s(float (&s)[Tr::kAccS], float (&row_max)[2], float (&row_sum)[2],
                                                  float (&rescale)[2], float scale_log2) {
-    wgmma::online_softmax_tile<Tr::kBlockN, Tr::kAccS, Tr::kBlockN, wgmma::NoMidpoint, Tr::kLazyMax>(
+    // From -inf with the guards (online_softmax_tile's kNegInfStart: this loop measured 0.7-1.9 %
+    // slower without them, session 31 call 1).
+    wgmma::online_softmax_tile<Tr::kBlockN, Tr::kAccS, Tr::kBlockN, wgmma::NoMidpoint, Tr::kLazyMax, true>(
         s, row_max, row_sum, rescale, scale_log2, static_cast<float>(Tr::kPScaleLog2), {}, Tr::kMaxSlackLog2);
 }
 

@@ -251,6 +251,17 @@
 // spills 12 B at head_dim 256 (32 B on the staged tile) outside the key loop, whose instructions
 // are the plain build's plus one.
 
+// Session 31 (results/nvidia-h100-80gb-hbm3/session31/): the running max from the most negative
+// finite float (online_softmax.cuh's kRowMaxStart; rung 7's header has the instructions it drops).
+// H100 SXM, default timing rule, two rounds each, against 416ae70, calls 1 / 2: 2x32x8192x64 526.8
+// -> 534.7 / 522.2 -> 530.1, causal 492.1 -> 499.1 / 490.1 -> 494.5; 1x32x16384x64 533.1 -> 542.1 /
+// 529.0 -> 534.9, causal 508.7 -> 515.2 (call 2); 4x32x4096x64 503.9 -> 515.0 (call 2); the 160-key
+// head_dim-128 tile 4x16x8192 668.5 -> 668.5 / 668.4 -> 676.0; head_dim 256 level (745.0 -> 748.2,
+// causal 720.3 -> 721.2). The 128-key head_dim-128 tile (PersistentD128, this rung's causal one at
+// long rows) measured -1.2 % causal in both calls (4x16x8192 626.9 -> 618.9 / 626.6 -> 618.8,
+// 1x16x16384 652.1 -> 644.2) with its loop scheduled anew, so it keeps the -inf start and its
+// guards (kNegInfStart; its SASS is 416ae70's).
+
 #include <cstdint>
 #include <vector>
 
@@ -316,6 +327,10 @@ struct PersistentTraits : wgmma::WsTraits<Config> {
 template <typename T>
 struct PersistentD128 : wgmma::WgmmaWsD128<T> {
     static constexpr int kStages = 2;
+    // The running max from -inf with its guards, as before session 31: without them ptxas scheduled
+    // this tile's loop anew and it measured -1.2 % causal at 4x16x8192x128 and 1x16x16384x128, in
+    // two calls (session 31 calls 1-2; wgmma_steps.cuh's online_softmax_tile has the rest).
+    static constexpr bool kNegInfStart = true;
 };
 
 // Head_dim 256 with 64-key tiles (Q 64 KB + 2 x (K 32 + V 32) KB = 192 KB): room for O's staging
@@ -513,7 +528,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
             float o[Tr::kAccO];
 #pragma unroll
             for (int k = 0; k < Tr::kAccO; ++k) o[k] = 0.0f;
-            float row_max[2] = {-CUDART_INF_F, -CUDART_INF_F};
+            float row_max[2] = {wgmma::row_max_start<Tr>(), wgmma::row_max_start<Tr>()};
             float row_sum[2] = {0.0f, 0.0f};
             float s[Tr::kAccS];
             uint32_t pa[Tr::kKStepsPV * 4];
