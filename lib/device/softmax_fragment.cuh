@@ -70,8 +70,9 @@ __device__ __forceinline__ void mask_fragment(float (&s)[kMTiles][kNTiles][4], i
 // the cost of one warp vote. Once the running max has settled this skips most key tiles'
 // kNTilesO·4·kMTiles FMULs, the largest non-MMA item of a tile at head_dim 128.
 // m starts at kRowMaxStart (init_fragment_state; online_softmax.cuh), so every max is finite and
-// neither the factor nor the exponent offset needs an -inf guard. kBranchFreeRescale: the rescale factor without a branch (the
-// comment in the body); false keeps the branch, which rung 4 measured faster (see its call).
+// neither the factor nor the exponent offset needs an -inf guard. kBranchFreeRescale: the rescale
+// factor without a branch (the comment in the body); false keeps the branch, which rung 4 measured
+// faster (see its call).
 // kLazyMax: the lazy running max (online_softmax.cuh) with max_slack_log2, so p may reach
 // 2^max_slack_log2 and, with kSkipUnitRescale, O's rescale is skipped on nearly every tile.
 template <bool kSkipUnitRescale = false, bool kBranchFreeRescale = true, bool kLazyMax = false, int kMTiles,
@@ -112,7 +113,6 @@ __device__ __forceinline__ void softmax_rescale_fragment(float (&s)[kMTiles][kNT
             } else {
                 alpha[mt][h] = changed ? ptx::ex2_approx(m[mt][h] - m_new) : 1.0f;
             }
-            const float offset = m_new;
             m[mt][h] = m_new;
             // Each chain starts at its first p, not at 0: 0 + p is not folded (it would turn -0
             // into +0), so a zero start cost 2 FADDs per row and key tile. Session 16 call 2 (H100
@@ -122,7 +122,7 @@ __device__ __forceinline__ void softmax_rescale_fragment(float (&s)[kMTiles][kNT
             for (int nt = 0; nt < kNTiles; ++nt) {
 #pragma unroll
                 for (int e = 0; e < 2; ++e) {
-                    const float p = ptx::ex2_approx(fmaf(s[mt][nt][2 * h + e], scale_log2, -offset));
+                    const float p = ptx::ex2_approx(fmaf(s[mt][nt][2 * h + e], scale_log2, -m_new));
                     s[mt][nt][2 * h + e] = p;
                     sum2[e] = nt == 0 ? p : sum2[e] + p;
                 }

@@ -625,6 +625,9 @@ struct Fp8Traits : Config {
     // row max did not rise): whole warps skip the FMULs on the path to their next wgmma. Rung 8 has
     // voted since session 4; the lazy max since session 22.
     static constexpr bool kLazyMax = true;
+    // The running max from -inf with its guards (wgmma_steps.cuh's online_softmax_tile,
+    // kNegInfStart): without them this loop measured 0.7-1.9 % slower (session 31 call 1).
+    static constexpr bool kNegInfStart = true;
 
     static constexpr int kEntryRegs = (65536 / kLaunchThreads) / 8 * 8;
 
@@ -1054,9 +1057,8 @@ __device__ __forceinline__ void mask_s_tile(float (&s)[Tr::kAccS], const FwdPara
 template <class Tr>
 __device__ __forceinline__ void online_softmax_s(float (&s)[Tr::kAccS], float (&row_max)[2], float (&row_sum)[2],
                                                  float (&rescale)[2], float scale_log2) {
-    // From -inf with the guards (online_softmax_tile's kNegInfStart: this loop measured 0.7-1.9 %
-    // slower without them, session 31 call 1).
-    wgmma::online_softmax_tile<Tr::kBlockN, Tr::kAccS, Tr::kBlockN, wgmma::NoMidpoint, Tr::kLazyMax, true>(
+    wgmma::online_softmax_tile<Tr::kBlockN, Tr::kAccS, Tr::kBlockN, wgmma::NoMidpoint, Tr::kLazyMax,
+                               Tr::kNegInfStart>(
         s, row_max, row_sum, rescale, scale_log2, static_cast<float>(Tr::kPScaleLog2), {}, Tr::kMaxSlackLog2);
 }
 
@@ -1098,7 +1100,8 @@ __device__ __forceinline__ void pack_p(uint32_t (&pa)[Tr::kPRegs], const float (
 // 0x7F (NaN), so the warp redoes the tile if any thread holds such a byte, found by adding 2 to
 // every byte of its 16 words (no byte exceeds 0x7F, so no carry crosses bytes) and testing bit 7:
 // 16 IADD and 8 LOP3 where the row max took 64 FMNMX, 4 SHFL and the slack test (head_dim 128's
-// hot path 310 -> 253 SASS instructions). A row still at -inf (no visible key yet) always redoes.
+// hot path 310 -> 253 SASS instructions). A row still at its start (-inf: no visible key yet) always
+// redoes.
 // Kept, the tile's P stands and O's factor is 1; redone, the warp runs softmax_tile's two halves
 // on S, which stays intact (P goes straight into pn, the e4m3 fragments of the next P·V). The two
 // rules differ only for a row whose tile max lies 3.75-3.755 above its running max (x in 430.5-432,
@@ -1129,7 +1132,8 @@ __device__ __forceinline__ void softmax_pack_speculative(float (&s)[Tr::kAccS], 
 #pragma unroll
         for (int i = 0; i < 4; ++i) high |= e4m3_mark_high(pn[4 * kk + i]);
     }
-    const bool keep = !e4m3_any_marked(high) && row_max[0] != -CUDART_INF_F && row_max[1] != -CUDART_INF_F;
+    const bool keep =
+        !e4m3_any_marked(high) && row_max[0] != wgmma::row_max_start<Tr>() && row_max[1] != wgmma::row_max_start<Tr>();
     if (__all_sync(0xffffffffu, keep)) {
         rescale[0] = rescale[1] = 1.0f;
         row_sum[0] = sum[0];
@@ -1216,7 +1220,7 @@ __device__ __forceinline__ void consume(const Fp8Smem<Tr>& sm, const FwdParams& 
     float o[Tr::kAccO];
 #pragma unroll
     for (int i = 0; i < Tr::kAccO; ++i) o[i] = 0.0f;
-    float row_max[2] = {-CUDART_INF_F, -CUDART_INF_F};
+    float row_max[2] = {wgmma::row_max_start<Tr>(), wgmma::row_max_start<Tr>()};
     float row_sum[2] = {0.0f, 0.0f};
     float s[Tr::kAccS];
     // P(t) and P(t+1): the speculative softmax writes one while P·V reads the other.
