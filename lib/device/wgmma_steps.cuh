@@ -99,6 +99,12 @@ struct ConsumerThread {
 // The wgmma descriptor bases of consumer warpgroup wg's operands (field derivations in
 // hopper.cuh). Q: K-major, the warpgroup's 64 rows start 64·128 bytes into each 64-column block.
 // K: K-major. V: MN-major, LBO = distance between its 64-column blocks (used at head_dim 128).
+// ptxas rebuilds K's and V's from the shared base in every loop trip (masks and shifts of
+// make_smem_desc_sw128). Held through a mov it cannot fold (ptx::opaque, as rung 8's since session
+// 26), rung 7's trip at head_dim 64 went 551 -> 533 SASS instructions (128: 592 -> 571; rung 9:
+// 562 -> 555) and measured level (session 32 call 2, H100 SXM, two rounds: head_dim 64 -0.1 to
+// +1.4 %; at 128 and 256 rung 7 +0.1 to -4.6 %, rung 9 0 to +3.7 %, where single rounds spread 2-8 %;
+// results/.../session32/opaque_descriptors.patch): not kept.
 template <class Tr>
 struct OperandDescs {
     uint64_t q, k, v;

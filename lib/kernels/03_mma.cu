@@ -123,6 +123,12 @@
 // rescaled, the factor no select (8 FSETP and 8 FSEL fewer a loop trip): level, 2x32x8192x64 at the
 // example's tile 339.0 -> 338.5, causal 340.7 -> 343.3. Kept for the shared code's sake (rungs 5-9
 // took it for +1-2 % at head_dim 64).
+// Session 32 call 1 (H100 SXM, default timing rule, three rounds), not kept: head_dim 64 on 128 x 32
+// at three CTAs per SM (__launch_bounds__(128, 3): 167 registers, no spill; 12 warps per SM, the
+// example runs 8 at 242 registers): -6 to -10 % against 128 x 64 at two (2x32x8192x64 332.7 -> 313.2,
+// causal 326.8 -> 297.0; 1x32x16384 343.7 -> 310.2; 4x32x4096 327.6 -> 302.1). Latency hiding is not
+// what the 128 x 64 tile lacks; twice the barriers and rescales per key cost more. (128 x 64 and
+// 128 x 48 at three CTAs spill 136 and 72 bytes.)
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
