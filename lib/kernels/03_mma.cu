@@ -129,6 +129,14 @@
 // causal 326.8 -> 297.0; 1x32x16384 343.7 -> 310.2; 4x32x4096 327.6 -> 302.1). Latency hiding is not
 // what the 128 x 64 tile lacks; twice the barriers and rescales per key cost more. (128 x 64 and
 // 128 x 48 at three CTAs spill 136 and 72 bytes.)
+// Session 32 call 4 (same rule, three rounds; session32/mma_rowsum_fmaexp.patch), not kept, head_dim
+// 64: each tile's row sums as one more m16n8k16 per m-tile and k16 step against a B fragment of ones
+// (the softmax's 64 FADDs a thread gone, 8 HMMA more; the unmasked trip 615 -> 569 SASS
+// instructions): -2 to -3 % (2x32x8192x64 338.5 -> 327.7), and l then sums the bf16-rounded P, so
+// the LSE missed its 1e-4 tolerance by up to 1.3e-3 (542 GPU-test assertions). One exponential in
+// 8 / 4 on the FMA pipe (a cubic after rounding, 1e-4 relative error; 615 -> 672 / 728): -3 to -6 /
+// -7 to -8 %. Fewer instructions or less SFU work per trip did not buy time: what sets it is the
+// schedule of the two warps per scheduler, as the 128 x 32 tile at three CTAs above says too.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
