@@ -126,9 +126,10 @@
 // Session 32 call 1 (H100 SXM, default timing rule, three rounds), not kept: head_dim 64 on 128 x 32
 // at three CTAs per SM (__launch_bounds__(128, 3): 167 registers, no spill; 12 warps per SM, the
 // example runs 8 at 242 registers): -6 to -10 % against 128 x 64 at two (2x32x8192x64 332.7 -> 313.2,
-// causal 326.8 -> 297.0; 1x32x16384 343.7 -> 310.2; 4x32x4096 327.6 -> 302.1). Latency hiding is not
-// what the 128 x 64 tile lacks; twice the barriers and rescales per key cost more. (128 x 64 and
-// 128 x 48 at three CTAs spill 136 and 72 bytes.)
+// causal 326.8 -> 297.0; 1x32x16384 343.7 -> 310.2; 4x32x4096 327.6 -> 302.1). Call 5: 128 x 64 itself
+// at three (168 registers, 136 bytes spilled, 17 LDL/STL a trip; session32/mma_d64_three_ctas.patch):
+// -7 to -8.5 % (338.6 -> 315.0, causal 329.3 -> 301.2). More warps per SM is not what this tile
+// lacks. (128 x 48 at three spills 72 bytes.)
 // Session 32 call 4 (same rule, three rounds; session32/mma_rowsum_fmaexp.patch), not kept, head_dim
 // 64: each tile's row sums as one more m16n8k16 per m-tile and k16 step against a B fragment of ones
 // (the softmax's 64 FADDs a thread gone, 8 HMMA more; the unmasked trip 615 -> 569 SASS
