@@ -39,6 +39,13 @@ namespace fa::wgmma {
 // (wgmma_traits.cuh; H100, bf16, session 11 calls 9-10, against after all of them, which is this
 // schedule's order before): head_dim 128 after 64 of 128 columns (+1-3 %), 64 before them
 // (+1.5-6.5 %), 256 and the short causal head_dim-64 tile after all (earlier: -1 to -8 %, -4 %).
+// FA4's sm90 loop at head_dim 64 (its SASS, session 32 call 7c) waits for V(t) before its P·V issue
+// instead, so its softmax holds no spin-wait and ptxas left its wait_group 0 after 12 of the 66
+// MUFU.EX2. Here that order (V(t) waited before batch t+1's token, beside K(t+1)) got wait_group 0
+// hoisted to the softmax's start whether it was written at column 0 or after all the exponentials,
+// and measured -0.9 to -3.8 % on rungs 7 and 9 at head_dim 64 (session 32 call 8, H100 SXM, two
+// rounds; results/.../session32/v_wait_at_issue.patch); after 32 or 64 columns with the spin-wait
+// there, -0.4 to -5.6 % (call 3). Column 0 with the wait in the softmax stays.
 // Deadlock freedom: rank the events E(w, b) = "warpgroup w issues batch b" as (b, w, 0),
 // RK(w, u) = "every warp of w released K(u)" as (u, w, 1) and RV(w, u) = "... released V(u)" as
 // (u + 1, w, 1), lexicographically. Each event needs only events of smaller rank (wgmma
