@@ -113,8 +113,6 @@
 // gave the example 343.8 at 1,749-1,764 MHz there); call 8c, three rounds: 1.035 / 1.10x, 1.045 / 1.14x and
 // 0.980 / 1.024x (339.5 at ~1,740 MHz against 346.3 at ~1,695: 4-5 % behind per clock at d=64
 // non-causal, where session 13's per-clock parity read the example's clock over its idle gaps).
-// Session 32 call 6c, the same script on this rung as it stands: 1.025 / 1.053x, 1.035 / 1.128x and
-// 0.988 / 1.030x (338.5 at ~1,740 MHz against 342.6 at ~1,700).
 // Not kept (call 2, mma_pairs.patch): two
 // independent 4-warp tiles per CTA on adjacent row blocks of one head, each with its own shared
 // memory and named barrier, K/V through L1 (cp.async.ca) so one half's tile hits the other's lines:
@@ -140,6 +138,9 @@
 // 8 / 4 on the FMA pipe (a cubic after rounding, 1e-4 relative error; 615 -> 672 / 728): -3 to -6 /
 // -7 to -8 %. Fewer instructions or less SFU work per trip did not buy time: what sets it is the
 // schedule of the two warps per scheduler, as the 128 x 32 tile at three CTAs above says too.
+// Session 32 call 6c, session 29's call 8c script on this rung as it stands (three rounds): against
+// the example 1.025 / 1.053x at 4x16x8192x128, 0.988 / 1.030x at 2x32x8192x64 (338.5 at ~1,740 MHz
+// against 342.6 at ~1,700) and 1.035 / 1.128x at 1x16x16384x128 (best mma.sync rung, non-causal / causal).
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
