@@ -1,0 +1,127 @@
+"""ab.py: the rotation of builds by round, the reference check in the first rounds only, the deadline,
+the medians and ratios of the summary, and bad input; against a stand-in for fa-bench that appends one
+CSV row per run (its TFLOP/s fixed per build, or per round from a list)."""
+import csv
+import os
+import stat
+import sys
+
+import pytest
+
+import ab
+
+FAKE = """#!{python}
+import csv, os, sys
+args = sys.argv[1:]
+out = args[args.index("--csv") + 1]
+calls = os.environ["AB_CALLS"]
+with open(calls, "a") as f:
+    f.write("{tag} " + " ".join(args) + "\\n")
+n = sum(1 for line in open(calls) if line.startswith("{tag} "))
+values = [float(v) for v in "{tflops}".split()]
+if "{fail}" == "1":
+    sys.exit(3)
+row = dict(kernel="mma", dtype="BFloat16", batch_size="2", num_head="32", num_head_kv="32", seqlen_q="8192",
+           seqlen_k="8192", head_dim=args[args.index("--head_dim") + 1], is_causal="0", m_block_size="128",
+           n_block_size="64", tflops=str(values[(n - 1) % len(values)]), sm_clock_mean_mhz="1712.5",
+           check="SKIPPED" if "--skip_ref_check" in args else "PASS")
+new = not os.path.exists(out)
+with open(out, "a", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=list(row))
+    if new:
+        w.writeheader()
+    w.writerow(row)
+"""
+
+
+def fake(tmp_path, tag, tflops, fail=False):
+    path = tmp_path / f"fake_{tag}"
+    path.write_text(FAKE.format(python=sys.executable, tag=tag, tflops=tflops, fail="1" if fail else "0"))
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return f"{tag}={path}"
+
+
+@pytest.fixture
+def calls(tmp_path, monkeypatch):
+    path = tmp_path / "calls.txt"
+    monkeypatch.setenv("AB_CALLS", str(path))
+    return path
+
+
+def summary_rows(out):
+    with open(out / "ab_summary.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_rounds_rotate_the_builds_and_check_only_the_first(tmp_path, calls, capsys):
+    out = tmp_path / "out"
+    rc = ab.main(["--build", fake(tmp_path, "base", "100 110 90"), "--build", fake(tmp_path, "try", "105 99 120"),
+                  "--build", fake(tmp_path, "third", "50"), "--problem", "--head_dim 64", "--problem",
+                  "--head_dim 128", "--flags", "--kernel mma", "--rounds", "3", "--out", str(out)])
+    assert rc == 0
+    lines = calls.read_text().splitlines()
+    assert len(lines) == 3 * 2 * 3
+    order = [line.split()[0] for line in lines]
+    # Round 1 starts at the base, round 2 at the second build, round 3 at the third, per problem.
+    assert order[:3] == ["base", "try", "third"] and order[3:6] == ["base", "try", "third"]
+    assert order[6:9] == ["try", "third", "base"] and order[12:15] == ["third", "base", "try"]
+    assert all("--skip_ref_check" not in line for line in lines[:6])
+    assert all("--skip_ref_check" in line for line in lines[6:])
+    assert all("--kernel mma" in line for line in lines)
+    rows = {(r["head_dim"], r["build"]): r for r in summary_rows(out)}
+    # base's runs at head_dim 64 are its 1st, 3rd and 5th calls: 100, 90, 110 -> median 100.
+    assert rows[("64", "base")]["tflops_median"] == "100.0"
+    assert rows[("64", "base")]["tflops"] == "100.0 90.0 110.0"
+    assert rows[("64", "try")]["tflops_median"] == "105.0"
+    assert rows[("64", "try")]["ratio_to_base"] == "1.0500"
+    assert rows[("64", "third")]["ratio_to_base"] == "0.5000"
+    assert rows[("64", "base")]["check"] == "PASS SKIPPED"
+    assert rows[("64", "base")]["rounds"] == "3"
+    assert "1.0500x" in capsys.readouterr().out
+    # The summary again from the folder alone.
+    assert ab.main(["--summarize", str(out), "--base", "base"]) == 0
+    assert "1.0500x" in capsys.readouterr().out
+
+
+def test_deadline_stops_starting_runs(tmp_path, calls, capsys):
+    out = tmp_path / "out"
+    rc = ab.main(["--build", fake(tmp_path, "a", "1"), "--build", fake(tmp_path, "b", "2"), "--problem",
+                  "--head_dim 64", "--rounds", "5", "--deadline", "0", "--out", str(out)])
+    assert rc == 0
+    # The first run starts at 0 s; every later one is past the deadline.
+    assert len(calls.read_text().splitlines()) == 1
+    assert "deadline" in capsys.readouterr().out
+
+
+def test_a_failed_run_is_reported_and_sets_the_exit_status(tmp_path, calls, capsys):
+    out = tmp_path / "out"
+    rc = ab.main(["--build", fake(tmp_path, "a", "1"), "--build", fake(tmp_path, "b", "2", fail=True), "--problem",
+                  "--head_dim 64", "--rounds", "1", "--out", str(out)])
+    assert rc == 1
+    assert "build b: exit 3" in capsys.readouterr().out
+    assert [r["build"] for r in summary_rows(out)] == ["a"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--build", "nopath", "--build", "b=x", "--problem", "p", "--out", "o"], "expected TAG=PATH"),
+    (["--build", "a=/nonexistent/fa-bench", "--build", "b=/nonexistent/x", "--problem", "p", "--out", "o"],
+     "no such file"),
+    (["--build", "a/b=x", "--build", "b=x", "--problem", "p", "--out", "o"], "TAG must be"),
+    (["--build", "a=x", "--problem", "p", "--out", "o"], "at least two builds"),
+    (["--build", "a=x", "--build", "a=y", "--problem", "p", "--out", "o"], "its own TAG"),
+])
+def test_bad_input_is_one_line_and_exit_2(argv, message, capsys):
+    assert ab.main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_an_earlier_runs_folder_is_refused(tmp_path, calls, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "ab_a.csv").write_text("tflops\n1\n")
+    argv = ["--build", fake(tmp_path, "a", "1"), "--build", fake(tmp_path, "b", "2"), "--problem", "--head_dim 64",
+            "--out", str(out)]
+    assert ab.main(argv) == 2
+    assert "earlier run" in capsys.readouterr().err
+    assert not calls.exists()
