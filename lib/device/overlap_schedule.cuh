@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "device/hopper.cuh"
 #include "device/ptx.cuh"
@@ -80,8 +81,8 @@ struct OverlapSchedule {
         uint32_t next_phase = wgmma::ring_parity<Tr>(c.ring0 + 1);
         wgmma::pack_p<Tr>(pa, s);  // batch 1's A operand (O is still zero: no α(0))
         ptx::mbarrier_wait_parity(c.sm.bar_v0 + 8 * stage, wgmma::ring_parity<Tr>(c.ring0));  // V(0), for batch 1 (or n = 1)
-#pragma unroll 1
-        for (int t = 0; t + 1 < c.n_tiles; ++t) {
+        // Trip t: batch t+1, softmax(t+1). kMayMask: whether tile t+1 may need the mask (mask.cuh).
+        auto trip = [&](int t, auto may_mask) {
             // Batch t+1: S(t+1) = Q·K(t+1)ᵀ, then O += P(t)·V(t) (O already scaled by α(t)). V(t) waited.
             hopper::warpgroup_fence_operand(o);
             hopper::warpgroup_fence_operand(pa);
@@ -102,7 +103,7 @@ struct OverlapSchedule {
             c.release_k(next_stage);  // K(t+1): its producer may refill the slot during this softmax
             // softmax(t+1) with the P(t)·V(t) wait at its midpoint (the header comment), then O
             // scaled by α(t+1) and P(t+1) packed: one basic block from the midpoint's spin-wait.
-            wgmma::softmax_tile<Tr>(s, row_max, row_sum, rescale, c.p, c.blk, t + 1, c, [&] {
+            wgmma::softmax_tile<Tr, decltype(may_mask)::value>(s, row_max, row_sum, rescale, c.p, c.blk, t + 1, c, [&] {
                 ptx::mbarrier_wait_parity(c.sm.bar_v0 + 8 * next_stage, next_phase);  // V(t+1)
                 hopper::warpgroup_fence_operand(o);
                 hopper::warpgroup_fence_operand(pa);
@@ -122,7 +123,20 @@ struct OverlapSchedule {
             stage = next_stage;
             next_stage = nn_stage;
             next_phase = nn_phase;
+        };
+        // Tr::kUnmaskedLoop: the tiles that need no mask come first in key order (mask.cuh's
+        // unmasked_key_tiles) and run in a loop of their own whose softmax has no mask test, as
+        // FlashAttention's loops do; the rest (the causal diagonal, a partial last tile) in the loop
+        // with it. wgmma_traits.cuh's configs say where it pays.
+        int t = 0;
+        if constexpr (Tr::kUnmaskedLoop) {
+            const int unmasked = unmasked_key_tiles(position_of_row(c.p, c.blk.m_start), c.blk.key_tile_begin,
+                                                    c.n_tiles, Tr::kBlockN, c.p.seqlen_k, c.p.causal);
+#pragma unroll 1
+            for (; t + 1 < unmasked; ++t) trip(t, std::false_type{});
         }
+#pragma unroll 1
+        for (; t + 1 < c.n_tiles; ++t) trip(t, std::true_type{});
         hopper::warpgroup_fence_operand(o);
         hopper::warpgroup_fence_operand(pa);
         return stage;

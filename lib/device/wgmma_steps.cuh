@@ -264,8 +264,9 @@ __device__ __forceinline__ float row_max_start() {
 // Mask, online-softmax update and exponentiation of one S tile, in place (s becomes P in fp32).
 // Returns through `rescale` the factor the caller must apply to O for each of its two rows.
 // `t`: the tile's index among the CTA's key tiles (its keys start at key tile key_tile_begin + t).
-// `midpoint`: as online_softmax_tile's, at Tr::kPvWaitColumn.
-template <class Tr, class Midpoint = NoMidpoint>
+// `midpoint`: as online_softmax_tile's, at Tr::kPvWaitColumn. kMayMask = false: the caller knows the
+// tile needs no mask (mask.cuh's unmasked_key_tiles), and the test is not compiled.
+template <class Tr, bool kMayMask = true, class Midpoint = NoMidpoint>
 __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_max)[2], float (&row_sum)[2],
                                              float (&rescale)[2], const FwdParams& p, const BlockCoords& blk, int t,
                                              const ConsumerThread<Tr>& c, const Midpoint& midpoint = {}) {
@@ -273,7 +274,7 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_
     const int m_start = blk.m_start, n_start = (blk.key_tile_begin + t) * kBlockN, r0 = c.r0;
     // Packed GQA: a row's query position is row / g (position_of_row), g read from the
     // parameters (no register in the loop).
-    if (tile_needs_mask(position_of_row(p, m_start), n_start, kBlockN, p.seqlen_k, p.causal))
+    if (kMayMask && tile_needs_mask(position_of_row(p, m_start), n_start, kBlockN, p.seqlen_k, p.causal))
         mask_tile<kBlockN>(s, position_of_row(p, m_start + r0), position_of_row(p, m_start + r0 + 8), n_start, c.c0,
                            p);
     online_softmax_tile<kBlockN, Tr::kAccS, Tr::kPvWaitColumn, Midpoint, Tr::kLazyMax, Tr::kNegInfStart>(

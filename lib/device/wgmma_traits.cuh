@@ -59,6 +59,10 @@ struct WgmmaTileD128 {
     // The running max from kRowMaxStart, without -inf guards (online_softmax_tile's kNegInfStart,
     // which has the numbers; rung 9's 128-key tile at this head_dim keeps the guards).
     static constexpr bool kNegInfStart = false;
+    // Rungs 7 and 9: one key loop with the mask test in every trip (overlap_schedule.cuh). The
+    // unmasked tiles in a loop of their own measured -2.6 to +0.6 % here (session 33 call 3, H100
+    // SXM, three rounds: rung 7 1x16x16384 680.5 -> 662.6, rung 9 4x16x8192 causal 628.7 -> 621.3).
+    static constexpr bool kUnmaskedLoop = false;
 };
 
 // Head_dim 128 with 160 keys, rung 7's tile for long problems (issue #10; the rule that picks it:
@@ -95,6 +99,15 @@ struct WgmmaTileD64 {
     static constexpr int kPvWaitColumn = 0;
     static constexpr bool kLazyMax = false;
     static constexpr bool kNegInfStart = false;  // as at head_dim 128
+    // Rungs 7 and 9: the tiles that need no mask in a key loop of their own, without the mask test
+    // (overlap_schedule.cuh): that loop's trip is 409 SASS instructions against the one loop's 551
+    // (~10 fewer executed, the rest the masking code behind the test's branch). Session 33 call 3
+    // (H100 SXM, three rounds, order rotating, against the one loop): non-causal +0.6 to +1.6 %
+    // (rung 9 1x32x16384 539.6 -> 548.1, 2x32x8192 534.8 -> 543.0; rung 7 1x32x16384 537.1 ->
+    // 540.4), causal level (2x32x8192: rung 7 457.6 -> 457.8, rung 9 498.2 -> 497.3), and rung 7 at
+    // 32x32x512 causal 167.9 -> 166.2 (rung 9's short tile runs that point, and keeps one loop:
+    // WgmmaWsD64Short).
+    static constexpr bool kUnmaskedLoop = true;
 };
 
 template <typename T_>
@@ -130,6 +143,10 @@ struct WgmmaTileD256 {
     // taken (the session's device time went to rungs 7 and 9, the top rungs).
     static constexpr bool kLazyMax = true;
     static constexpr bool kNegInfStart = false;  // as at head_dim 128
+    // One key loop (overlap_schedule.cuh). The unmasked tiles' own loop measured mixed here (session
+    // 33 call 3, 2x16x8192x256, non-causal / causal: rung 7 +1.7 / +4.1 %, rung 9 -1.1 / -0.4 %; rung 9 is the
+    // better of the two there), so it stays off.
+    static constexpr bool kUnmaskedLoop = false;
 };
 
 // ---- Traits ----

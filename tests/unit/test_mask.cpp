@@ -55,3 +55,30 @@ TEST_CASE("tile_needs_mask flags every key tile with an invisible key of the row
                                 REQUIRE(fa::key_visible(row, col, seqlen_k, causal));
                     }
 }
+
+TEST_CASE("unmasked_key_tiles counts the tiles before the first one tile_needs_mask flags", "[mask]") {
+    // Rungs 7 and 9 run that many tiles, from tile_begin, without the mask test: each must be one
+    // tile_needs_mask passes, and the next (if any) one it flags, for every tail split's first tile.
+    int prefixes = 0;
+    for (const bool causal : {false, true})
+        for (const int seqlen_k : {1, 50, 128, 200, 384, 777})
+            for (const int block_n : {64, 80, 128, 160})
+                for (int first_pos = 0; first_pos < 900; first_pos += 13)
+                    for (int tile_begin = 0; tile_begin <= 3; ++tile_begin)
+                        for (int n_tiles = 0; n_tiles <= 8; ++n_tiles) {
+                            const int u = fa::unmasked_key_tiles(first_pos, tile_begin, n_tiles, block_n, seqlen_k,
+                                                                 causal);
+                            REQUIRE(u >= 0);
+                            REQUIRE(u <= n_tiles);
+                            for (int t = 0; t < n_tiles; ++t) {
+                                const bool needs = fa::tile_needs_mask(first_pos, (tile_begin + t) * block_n, block_n,
+                                                                       seqlen_k, causal);
+                                if (needs != (t >= u))
+                                    FAIL("causal " << causal << " seqlen_k " << seqlen_k << " block_n " << block_n
+                                                   << " first_pos " << first_pos << " tile_begin " << tile_begin
+                                                   << " tile " << t << " of " << n_tiles << ": " << u);
+                            }
+                            prefixes += u > 0 && u < n_tiles;
+                        }
+    CHECK(prefixes > 1000);  // the split point falls inside the range often, not only at its ends
+}
