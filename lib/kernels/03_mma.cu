@@ -141,6 +141,12 @@
 // Session 32 call 6c, session 29's call 8c script on this rung as it stands (three rounds): against
 // the example 1.025 / 1.053x at 4x16x8192x128, 0.988 / 1.030x at 2x32x8192x64 (338.5 at ~1,740 MHz
 // against 342.6 at ~1,700) and 1.035 / 1.128x at 1x16x16384x128 (best mma.sync rung, non-causal / causal).
+// Session 33 call 1 (H100 SXM, default timing rule, three rounds, order alternating), not kept: the
+// example's L2::128B hint on every cp.async (ptx.cuh's cp_async_cg_16; LDGSTS.E.BYPASS.LTC128B.128 as
+// in its SASS, session 32 call 7c; session32/next_l2_128b_hint.patch): 2x32x8192x64 335.7 -> 335.8,
+// causal 321.0 -> 320.9; 4x16x8192x128 385.9 -> 380.7; 1x16x16384x128 383.9 -> 387.1, causal 384.7 ->
+// 374.9 (rounds spread 2-9 %), warp_specialized level (0.999-1.006x). Most likely because K and V of
+// a head fit the L2 at these shapes (4 MB), where the hint (how much L2 fetches from DRAM) has no say.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

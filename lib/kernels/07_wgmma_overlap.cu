@@ -180,6 +180,16 @@
 // on top of it (call 2, session31/row_max_two_chains.patch; the same instructions, depth 9 for 16):
 // level (-0.5 to +1.5 % against the change alone, mean +0.1 %), not kept.
 //
+// Session 33 (results/nvidia-h100-80gb-hbm3/session33/): at head_dim 64 the key tiles that need no
+// mask run first, in a loop of their own whose softmax has no mask test (overlap_schedule.cuh,
+// WgmmaTileD64::kUnmaskedLoop), as FlashAttention keeps its masked and unmasked loops apart: that
+// loop's trip is 409 SASS instructions against the one loop's 551. Call 2 (the test compiled out,
+// right on non-causal rows whose keys fill whole tiles) then call 3 (the split; H100 SXM, default
+// timing rule, three rounds, scripts/ab.py): 1x32x16384x64 537.1 -> 540.4, 2x32x8192x64 526.6 ->
+// 530.7, 4x32x4096x64 491.6 -> 496.8, causal level (457.6 -> 457.8), 32x32x512 causal 167.9 ->
+// 166.2. Head_dim 128 and 256 keep one loop (mixed there: 1x16x16384x128 680.5 -> 662.6,
+// 2x16x8192x256 731.6 -> 744.0; the configs in wgmma_traits.cuh), and their SASS is unchanged.
+//
 // Not kept (session 21 call 7, results/nvidia-h100-80gb-hbm3/session21/bf16_qreg.patch; H100 SXM,
 // bf16, default timing rule, two rounds): rung 8's Q in registers (S = Q·Kᵀ as wgmma RS, so the S
 // GEMM reads only K from shared memory: 64 instead of 96 B per tensor-core cycle) on rungs 6, 7

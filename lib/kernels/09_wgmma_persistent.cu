@@ -261,6 +261,14 @@
 // long rows) measured -1.2 % causal in both calls (4x16x8192 626.9 -> 618.9 / 626.6 -> 618.8,
 // 1x16x16384 652.1 -> 644.2) with its loop scheduled anew, so it keeps the -inf start and its
 // guards (kNegInfStart; its SASS is 416ae70's).
+//
+// Session 33 (results/nvidia-h100-80gb-hbm3/session33/): rung 7's unmasked key loop at head_dim 64
+// (rung 7's header; overlap_schedule.cuh) on the 192 x 128 tile. Call 3 (H100 SXM, default timing
+// rule, three rounds, against the one loop): 1x32x16384x64 539.6 -> 548.1, 2x32x8192x64 534.8 ->
+// 543.0, 4x32x4096x64 516.9 -> 521.8, causal 498.2 -> 497.3; the short causal tile keeps one loop
+// (WgmmaWsD64Short: 32x32x512x64 causal 250.4 -> 247.0 with it). Call 4c, issue #10's grid with FA4
+// and cuDNN: 1x32x16384x64 550.0 against FA4's 554.3 (0.992; session 31: 0.969), 2x32x8192x64
+// 543.7 against 543.0.
 
 #include <cstdint>
 #include <vector>
