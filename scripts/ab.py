@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import collections
 import csv
+import math
 import shlex
 import signal
 import statistics
@@ -139,12 +140,21 @@ def summarize(rows: dict[str, list[dict[str, str]]], base: str | None) -> list[d
     return summary
 
 
-def print_summary(summary: list[dict[str, str]], out: Path | None) -> None:
+def print_summary(summary: list[dict[str, str]], base: str, out: Path | None) -> None:
     for s in summary:
         shape = f"{s['batch_size']}x{s['num_head']}x{s['seqlen_q']}x{s['seqlen_k']}x{s['head_dim']}"
-        ratio = f" {s['ratio_to_base']}x" if s["ratio_to_base"] and s["ratio_to_base"] != "1.0000" else ""
+        ratio = f" {s['ratio_to_base']}x" if s["ratio_to_base"] and s["build"] != base else ""
         print(f"{s['kernel']} {s['dtype']} {shape} causal={s['is_causal']} {s['m_block_size']}x{s['n_block_size']} "
               f"{s['build']}: {s['tflops_median']}{ratio} [{s['tflops']}] @ [{s['sm_clock_mean_mhz']}] {s['check']}")
+    # One line per build against the base: where the rows' ratios sit, as a first read of the table.
+    ratios = collections.defaultdict(list)
+    for s in summary:
+        if s["build"] != base and s["ratio_to_base"]:
+            ratios[s["build"]].append(float(s["ratio_to_base"]))
+    for tag, values in ratios.items():
+        geomean = math.exp(statistics.fmean(math.log(v) for v in values))
+        print(f"{tag} / {base} over {len(values)} rows: geometric mean {geomean:.4f}, "
+              f"from {min(values):.4f} to {max(values):.4f}")
     if out is not None:
         with open(out / "ab_summary.csv", "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=SUMMARY_COLUMNS)
@@ -178,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
             base = args.base or next(iter(rows))
             if base not in rows:
                 raise BadInput(f"--base {base}: no ab_{base}.csv in {args.summarize}")
-            print_summary(summarize(rows, base), None)
+            print_summary(summarize(rows, base), base, None)
             return 0
         builds = [parse_build(b) for b in args.build]
         if len(builds) < 2:
@@ -201,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ab.py: {error}", file=sys.stderr)
         return 2
     failures = run_all(args, builds, args.out)
-    print_summary(summarize(read_rows(args.out), builds[0].tag), args.out)
+    print_summary(summarize(read_rows(args.out), builds[0].tag), builds[0].tag, args.out)
     return 1 if failures else 0
 
 

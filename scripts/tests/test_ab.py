@@ -77,7 +77,12 @@ def test_rounds_rotate_the_builds_and_check_only_the_first(tmp_path, calls, caps
     assert rows[("64", "third")]["ratio_to_base"] == "0.5000"
     assert rows[("64", "base")]["check"] == "PASS SKIPPED"
     assert rows[("64", "base")]["rounds"] == "3"
-    assert "1.0500x" in capsys.readouterr().out
+    out_text = capsys.readouterr().out
+    assert "1.0500x" in out_text
+    # try's ratios: 1.05 at head_dim 64 and 105/100 = 1.05 at 128 (its 2nd, 4th, 6th calls: 99, 105, 120
+    # -> median 105; base's 110, 100, 90 -> 100); third's 0.5 both times.
+    assert "try / base over 2 rows: geometric mean 1.0500, from 1.0500 to 1.0500" in out_text
+    assert "third / base over 2 rows: geometric mean 0.5000" in out_text
     # The summary again from the folder alone.
     assert ab.main(["--summarize", str(out), "--base", "base"]) == 0
     assert "1.0500x" in capsys.readouterr().out
