@@ -144,8 +144,8 @@ struct WgmmaTileD256 {
     static constexpr bool kLazyMax = true;
     static constexpr bool kNegInfStart = false;  // as at head_dim 128
     // One key loop (overlap_schedule.cuh). The unmasked tiles' own loop measured mixed here (session
-    // 33 call 3, 2x16x8192x256, non-causal / causal: rung 7 +1.7 / +4.1 %, rung 9 -1.1 / -0.4 %; rung 9 is the
-    // better of the two there), so it stays off.
+    // 33 call 3, 2x16x8192x256, non-causal / causal: rung 7 +1.7 / +4.1 %, rung 9 -1.1 / -0.4 %;
+    // rung 9 is the better of the two there), so it stays off.
     static constexpr bool kUnmaskedLoop = false;
 };
 
