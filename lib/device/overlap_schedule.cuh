@@ -81,7 +81,8 @@ struct OverlapSchedule {
         uint32_t next_phase = wgmma::ring_parity<Tr>(c.ring0 + 1);
         wgmma::pack_p<Tr>(pa, s);  // batch 1's A operand (O is still zero: no α(0))
         ptx::mbarrier_wait_parity(c.sm.bar_v0 + 8 * stage, wgmma::ring_parity<Tr>(c.ring0));  // V(0), for batch 1 (or n = 1)
-        // Trip t: batch t+1, softmax(t+1). kMayMask: whether tile t+1 may need the mask (mask.cuh).
+        // Trip t: batch t+1, softmax(t+1). may_mask (std::true_type / false_type): whether tile t+1
+        // may need the mask, softmax_tile's kMayMask.
         auto trip = [&](int t, auto may_mask) {
             // Batch t+1: S(t+1) = Q·K(t+1)ᵀ, then O += P(t)·V(t) (O already scaled by α(t)). V(t) waited.
             hopper::warpgroup_fence_operand(o);
