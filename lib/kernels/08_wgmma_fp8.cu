@@ -374,6 +374,17 @@
 // causal 955.7 -> 937.0), and a GPU test failed at a tail split. Not kept. A persistent tile with
 // this loop's schedule would save ~2,500 cycles a CTA, ~1.5 % at 1x16x16384 causal: less than that
 // point's 2-3 % gap to issue #11's 1.5x.
+// Session 34 (results/nvidia-h100-80gb-hbm3/session34/, H100 SXM, scripts/ab.py, three rounds):
+//   - Calls 1-2: the 192 x 64 tile's unmasked key tiles in a loop of their own (WgmmaFp8D128M192
+//     has the numbers): level to +2.6 %, kept.
+//   - Call 2, not kept (session34/fma_exp2.patch): one exponential in 4 / in 8 of the speculative
+//     softmax on the FMA pipe (a degree-2 polynomial for 2^f, f = x - floor(x), and floor(x) added
+//     to the exponent field: 8 FMA / ALU instructions for one MUFU.EX2, relative error 2.7e-3),
+//     since the tensor pipe and MUFU each have ~61 % of a 64-key tile's ~1,260 cycles (3 x 256 of
+//     each): -5.2 % / -1.1 % (geometric means over 4x16x8192, 2x16x8192 and 1x16x16384, causal
+//     and not; 1x16x16384 1,024.7 -> 968.8 / 1,021.4). The chains are not waiting on MUFU's
+//     throughput; 48 / 24 more instructions a tile on each warp cost more than the exponentials
+//     they move (session 4 found the same on the 128 x 128 tile). GPU tests passed on it.
 // ptxas at the bottom, by the instance table.
 
 #include <cuda.h>
@@ -439,6 +450,8 @@ struct WgmmaFp8D128 {
     // other has issued its own): kept on the in-kernel way, where session 19 measured it +2 to +5 %
     // at head_dim 128; off on the pre-pass ways since session 25 (WgmmaFp8D128Prepass).
     static constexpr bool kIssueToken = true;
+    // One key loop with the mask test in every trip (rung 7's kUnmaskedLoop, wgmma_traits.cuh).
+    static constexpr bool kUnmaskedLoop = false;
 };
 
 // Head_dim 128 on the pre-pass way, whose producer is one TMA thread, as WgmmaFp8D256Prepass: its
@@ -480,6 +493,13 @@ struct WgmmaFp8D128M192 : WgmmaFp8D128Prepass {
     static constexpr int kConsumerWarpgroups = 3;
     static constexpr int kBlockN = 64;
     static constexpr int kConsumerRegs = 160;
+    // The key tiles that need no mask in a loop of their own, whose softmax has no mask test (rung
+    // 7's at head_dim 64): 847 SASS instructions for two batches against 1,093. Session 34 calls 1-2
+    // (H100 SXM, scripts/ab.py, three rounds each, against the one loop): 4x16x8192 1,009.4 ->
+    // 1,016.2 / 999.4 -> 1,025.2, causal 920.0 -> 925.1 / 908.5 -> 922.3; 1x16x16384 1,037.8 ->
+    // 1,047.5 / 1,024.7 -> 1,040.6, causal 975.1 -> 967.7 / 962.6 -> 968.2; 2x16x8192 (call 2)
+    // 986.5 -> 981.8, causal 904.0 -> 896.4: +0.35 / +0.8 % geometric means, level to +2.6 %.
+    static constexpr bool kUnmaskedLoop = true;
 };
 
 struct WgmmaFp8D256 {
@@ -517,6 +537,7 @@ struct WgmmaFp8D256 {
     // The token stays on here: session 19 measured it off +1-2 % (within twice the rounds' spread)
     // on this way, before the pre-pass existed; not measured since.
     static constexpr bool kIssueToken = true;
+    static constexpr bool kUnmaskedLoop = false;  // one key loop (WgmmaFp8D128's)
 };
 
 // Head_dim 256 on the pre-pass way, whose producer is one TMA thread: its registers go to the
@@ -1046,11 +1067,11 @@ __device__ __forceinline__ void mask_tile_by_key(float (&s)[kAccS], int pos0, in
 // the online softmax of the masked tile with S's scale `scale_log2` (s_scale_log2).
 __device__ __forceinline__ float s_scale_log2(const FwdParams& p) { return p.scale_log2 * p.q_descale * p.k_descale; }
 
-template <class Tr>
+template <class Tr, bool kMayMask = true>
 __device__ __forceinline__ void mask_s_tile(float (&s)[Tr::kAccS], const FwdParams& p, const BlockCoords& blk, int t,
                                             const Fp8Consumer<Tr>& c, const int (&pos)[3]) {
     const int n_start = (blk.key_tile_begin + t) * Tr::kBlockN;
-    if (tile_needs_mask(pos[0], n_start, Tr::kBlockN, p.seqlen_k, p.causal))
+    if (kMayMask && tile_needs_mask(pos[0], n_start, Tr::kBlockN, p.seqlen_k, p.causal))
         mask_tile_by_key<Tr::kBlockN>(s, pos[1], pos[2], n_start, c.c0, p);
 }
 
@@ -1065,11 +1086,11 @@ __device__ __forceinline__ void online_softmax_s(float (&s)[Tr::kAccS], float (&
 // Mask and online softmax of one S tile in place (s becomes 2^kPScaleLog2·P in fp32): rung 7's steps
 // (wgmma_steps.cuh) with S's scale q_descale·k_descale·softmax_scale·log2(e) and P shifted up by
 // 2^kPScaleLog2, so p = 2^(s' - (m - kPScaleLog2)) is at most 2^(kPScaleLog2 + kMaxSlackLog2).
-template <class Tr>
+template <class Tr, bool kMayMask = true>
 __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_max)[2], float (&row_sum)[2],
                                              float (&rescale)[2], const FwdParams& p, const BlockCoords& blk, int t,
                                              const Fp8Consumer<Tr>& c, const int (&pos)[3]) {
-    mask_s_tile<Tr>(s, p, blk, t, c, pos);
+    mask_s_tile<Tr, kMayMask>(s, p, blk, t, c, pos);
     online_softmax_s<Tr>(s, row_max, row_sum, rescale, s_scale_log2(p));
 }
 
@@ -1108,12 +1129,12 @@ __device__ __forceinline__ void pack_p(uint32_t (&pa)[Tr::kPRegs], const float (
 // rounded to 416): softmax_tile raises the max there, this keeps it; both P are unsaturated normals.
 // Session 25 call 2 (H100 SXM, default rule, two rounds, against the FMNMX vote): head_dim 128
 // +1.3 to +2.2 %, and it makes the speculation pay at head_dim 256 (below, WgmmaFp8D256Prepass).
-template <class Tr>
+template <class Tr, bool kMayMask = true>
 __device__ __forceinline__ void softmax_pack_speculative(float (&s)[Tr::kAccS], uint32_t (&pn)[Tr::kPRegs],
                                                          float (&row_max)[2], float (&row_sum)[2], float (&rescale)[2],
                                                          const FwdParams& p, const BlockCoords& blk, int t,
                                                          const Fp8Consumer<Tr>& c, const int (&pos)[3]) {
-    mask_s_tile<Tr>(s, p, blk, t, c, pos);
+    mask_s_tile<Tr, kMayMask>(s, p, blk, t, c, pos);
     const float scale_log2 = s_scale_log2(p);
     // online_softmax_tile's offset for a row that keeps its max.
     const float offset[2] = {row_max[0] - static_cast<float>(Tr::kPScaleLog2),
@@ -1250,7 +1271,8 @@ __device__ __forceinline__ void consume(const Fp8Smem<Tr>& sm, const FwdParams& 
         int stage = 0, next_stage = 1;
         uint32_t next_phase = 0;
         // Batch t+1 for t + 1 < n_tiles: P(t) from pc, P(t+1) into pnx.
-        auto batch = [&](int t, uint32_t(&pc)[Tr::kPRegs], uint32_t(&pnx)[Tr::kPRegs]) {
+        auto batch = [&](int t, uint32_t(&pc)[Tr::kPRegs], uint32_t(&pnx)[Tr::kPRegs], auto may_mask) {
+            constexpr bool kMayMask = decltype(may_mask)::value;
             wgmma::rescale_o<Tr>(o, rescale);
             hopper::warpgroup_fence_operand(o);
             hopper::warpgroup_fence_operand(pc);
@@ -1269,9 +1291,9 @@ __device__ __forceinline__ void consume(const Fp8Smem<Tr>& sm, const FwdParams& 
             hopper::wgmma_wait_group<1>();  // S(t+1) landed; P(t)·V(t) may still run
             hopper::warpgroup_fence_operand(s);
             if constexpr (Tr::kSpeculativeSoftmax)
-                softmax_pack_speculative(s, pnx, row_max, row_sum, rescale, p, blk, t + 1, c, pos);
+                softmax_pack_speculative<Tr, kMayMask>(s, pnx, row_max, row_sum, rescale, p, blk, t + 1, c, pos);
             else
-                softmax_tile(s, row_max, row_sum, rescale, p, blk, t + 1, c, pos);
+                softmax_tile<Tr, kMayMask>(s, row_max, row_sum, rescale, p, blk, t + 1, c, pos);
             ptx::mbarrier_wait_parity(sm.bar_v0 + 8 * next_stage, next_phase);  // Vᵀ(t+1)
             int nn_stage = next_stage + 1;
             uint32_t nn_phase = next_phase;
@@ -1312,23 +1334,34 @@ __device__ __forceinline__ void consume(const Fp8Smem<Tr>& sm, const FwdParams& 
             // P alternates between pa and pn, two batches a trip: a copy of pn into pa (one buffer
             // written under the P·V batch that reads the other) made ptxas serialize every wgmma.
             int t = 0;
+            if constexpr (Tr::kUnmaskedLoop) {
+                // Pairs of batches whose softmax tiles (t + 1, t + 2) need no mask, without the mask
+                // test (mask.cuh's unmasked_key_tiles); t stays even, so pa / pn keep their turns.
+                const int unmasked = unmasked_key_tiles(pos[0], blk.key_tile_begin, n_tiles, Tr::kBlockN,
+                                                        p.seqlen_k, p.causal);
+#pragma unroll 1
+                while (t + 2 < unmasked) {
+                    batch(t++, pa, pn, std::false_type{});
+                    batch(t++, pn, pa, std::false_type{});
+                }
+            }
 #pragma unroll 1
             while (true) {
                 if (t + 1 >= n_tiles) {
                     last_batch(pa);
                     break;
                 }
-                batch(t++, pa, pn);
+                batch(t++, pa, pn, std::true_type{});
                 if (t + 1 >= n_tiles) {
                     last_batch(pn);
                     break;
                 }
-                batch(t++, pn, pa);
+                batch(t++, pn, pa, std::true_type{});
             }
         } else {
             // One buffer, packed after the P·V wait; the loop rolled (unrolled by two it cost 2-3 %).
 #pragma unroll 1
-            for (int t = 0; t + 1 < n_tiles; ++t) batch(t, pa, pa);
+            for (int t = 0; t + 1 < n_tiles; ++t) batch(t, pa, pa, std::true_type{});
             last_batch(pa);
         }
     }
