@@ -385,6 +385,24 @@
 //     and not; 1x16x16384 1,024.7 -> 968.8 / 1,021.4). The chains are not waiting on MUFU's
 //     throughput; 48 / 24 more instructions a tile on each warp cost more than the exponentials
 //     they move (session 4 found the same on the 128 x 128 tile). GPU tests passed on it.
+//   - Call 3, not kept (session34/drain_idle_warpgroups.patch): a consumer warpgroup whose 64 rows
+//     are all past seqlen_q (one of the last block's three at 8,192 rows, two at 16,384) handing
+//     back each ring slot as it fills instead of running the key loop. Against the build without
+//     it: level at 1x16x12288 (no idle warpgroup; its loops 0.91 / 0.97 similar), 4x16x8192 -0.7 /
+//     +0.5 %, 2x16x8192 +0.2 % / level, 1x16x16384 -2.0 / -2.1 %. The idle warpgroups' wgmmas read
+//     Q rows the copy engine filled with zeros, which cost the power cap little.
+//   - Call 4 (ncu, base clocks): the V pre-pass is 46 us against the attention kernel's 2,397 /
+//     1,311 us at 4x16x8192x128 (1.9 % non-causal, 3.4 % causal; it moves 67 MB in and out at
+//     ~2.9 TB/s, HBM's rate) and 23 us against 2,360 / 1,244 at 1x16x16384x128 (1.0 / 1.8 %):
+//     the size of issue #11's remaining gap at the causal points. Hiding it needs the attention
+//     CTAs to start on heads whose Vᵀ is ready while a few SMs transpose the rest (per-chunk
+//     ready flags: generic stores, release; acquire, fence.proxy.async.global, then the TMA),
+//     and a transposer that streams at ~1 TB/s from a handful of SMs (bulk copies, not the
+//     4,096 short CTAs of today, which need the whole GPU for their memory parallelism). Not
+//     built yet.
+//   - Call 5 (five rounds, both builds, the bf16 rungs' ten samples): FP8 / best bf16 1.502 /
+//     1.481x at 4x16x8192x128 (1,025.2 / 932.4 against rung 9's 682.8 / 629.6), 1.523 / 1.512x at
+//     1x16x16384x128, 1.668 / 1.662x at 1x16x16384x256.
 // ptxas at the bottom, by the instance table.
 
 #include <cuda.h>
@@ -498,7 +516,8 @@ struct WgmmaFp8D128M192 : WgmmaFp8D128Prepass {
     // (H100 SXM, scripts/ab.py, three rounds each, against the one loop): 4x16x8192 1,009.4 ->
     // 1,016.2 / 999.4 -> 1,025.2, causal 920.0 -> 925.1 / 908.5 -> 922.3; 1x16x16384 1,037.8 ->
     // 1,047.5 / 1,024.7 -> 1,040.6, causal 975.1 -> 967.7 / 962.6 -> 968.2; 2x16x8192 (call 2)
-    // 986.5 -> 981.8, causal 904.0 -> 896.4: +0.35 / +0.8 % geometric means, level to +2.6 %.
+    // 986.5 -> 981.8, causal 904.0 -> 896.4: +0.35 / +0.8 % geometric means, level to +2.6 %;
+    // at 4x16x8192 and 1x16x16384 call 3 +1.1 to +3.2 %, call 5 (five rounds) +0.1 to +0.5 %.
     static constexpr bool kUnmaskedLoop = true;
 };
 
