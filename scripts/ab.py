@@ -6,6 +6,7 @@
         --problem "--batch_size 4 --num_head 16 --seqlen_q 8192 --seqlen_k 8192 --head_dim 128" \\
         --flags "--kernel wgmma_overlap,wgmma_persistent --causal 0,1" --rounds 3 --deadline 500 --out $OUT/ab
     python3 scripts/ab.py --summarize $OUT/ab          # the table again, from the CSVs a run left
+    python3 scripts/ab.py --summarize $OUT/ab --versus wgmma_fp8:wgmma_overlap,wgmma_persistent
 
 A --problem value is one shell-quoted string of fa-bench flags; one without a space (a lone
 `--is_causal`) must be written --problem=--is_causal, or argparse takes it for an option of ab.py.
@@ -23,6 +24,12 @@ OUT/ab.log under a header naming the round, build and command, and the summary t
 OUT/ab_summary.csv. --deadline stops starting runs that many seconds after the start, so a device
 call's time limit cuts rounds, not the summary. Exit status 0; 1 when a run failed or timed out
 (the summary is still printed); 2 on bad input.
+
+--versus NUM:DEN[,DEN...] (repeatable; each name a kernel, or kernel@dtype) prints, per build and per
+problem shape (batch, heads, K/V heads, lengths, head_dim, causal), the best median of the NUM rows
+over the best median of the DEN rows, each side's best over its kernels, dtypes and tiles: issue
+#11's FP8 rung over the best bf16 rung of the same call is `--versus
+wgmma_fp8:wgmma_overlap,wgmma_persistent`. A run writes those lines to OUT/ab_versus.csv too.
 
 Standard library only (the device machine has no extra packages); it replaces the A/B loop and the
 median printer that every session's device-call script carried a copy of until session 33.
@@ -47,6 +54,12 @@ ROW_KEY = ("kernel", "dtype", "batch_size", "num_head", "num_head_kv", "seqlen_q
            "is_causal", "m_block_size", "n_block_size")
 SUMMARY_COLUMNS = ROW_KEY + ("build", "rounds", "tflops_median", "ratio_to_base", "tflops", "sm_clock_mean_mhz",
                              "check")
+
+
+# The columns of a problem's shape: what --versus divides across kernels and dtypes.
+SHAPE_KEY = ("batch_size", "num_head", "num_head_kv", "seqlen_q", "seqlen_k", "head_dim", "is_causal")
+VERSUS_COLUMNS = ("build",) + SHAPE_KEY + ("numerator", "numerator_tflops", "denominator", "denominator_tflops",
+                                           "ratio")
 
 
 class BadInput(Exception):
@@ -140,6 +153,66 @@ def summarize(rows: dict[str, list[dict[str, str]]], base: str | None) -> list[d
     return summary
 
 
+@dataclass(frozen=True)
+class Selector:
+    kernel: str
+    dtype: str | None  # None: any dtype
+
+    def matches(self, row: dict[str, str]) -> bool:
+        return row["kernel"] == self.kernel and (self.dtype is None or row["dtype"] == self.dtype)
+
+    def __str__(self) -> str:
+        return self.kernel if self.dtype is None else f"{self.kernel}@{self.dtype}"
+
+
+def parse_versus(text: str) -> tuple[list[Selector], list[Selector]]:
+    """NUM:DEN[,DEN...], each side kernel or kernel@dtype names separated by commas."""
+    def side(names: str) -> list[Selector]:
+        selectors = []
+        for name in names.split(","):
+            kernel, _, dtype = name.strip().partition("@")
+            if not kernel or (_ and not dtype):
+                raise BadInput(f"--versus {text}: expected NUM:DEN[,DEN...], each a kernel or kernel@dtype")
+            selectors.append(Selector(kernel, dtype or None))
+        return selectors
+    num, sep, den = text.partition(":")
+    if not sep:
+        raise BadInput(f"--versus {text}: expected NUM:DEN[,DEN...], each a kernel or kernel@dtype")
+    return side(num), side(den)
+
+
+def versus(summary: list[dict[str, str]], num: list[Selector], den: list[Selector]) -> list[dict[str, str]]:
+    """Per build and shape: the best NUM median over the best DEN median (shapes with both sides only)."""
+    def best(rows: list[dict[str, str]], selectors: list[Selector]) -> dict[str, str] | None:
+        chosen = [r for r in rows if any(sel.matches(r) for sel in selectors)]
+        return max(chosen, key=lambda r: float(r["tflops_median"]), default=None)
+    groups = collections.defaultdict(list)
+    for row in summary:
+        groups[(row["build"], tuple(row[c] for c in SHAPE_KEY))].append(row)
+    lines = []
+    for (build, shape), rows in sorted(groups.items()):
+        top, bottom = best(rows, num), best(rows, den)
+        if top is None or bottom is None:
+            continue
+        a, b = float(top["tflops_median"]), float(bottom["tflops_median"])
+        lines.append({"build": build, **dict(zip(SHAPE_KEY, shape)),
+                      "numerator": f"{top['kernel']}@{top['dtype']} {top['m_block_size']}x{top['n_block_size']}",
+                      "numerator_tflops": f"{a:.1f}",
+                      "denominator": f"{bottom['kernel']}@{bottom['dtype']} {bottom['m_block_size']}x{bottom['n_block_size']}",
+                      "denominator_tflops": f"{b:.1f}", "ratio": f"{a / b:.3f}" if b > 0 else ""})
+    return lines
+
+
+def print_versus(lines: list[dict[str, str]], num: list[Selector], den: list[Selector]) -> None:
+    label = f"{','.join(map(str, num))} / best of {','.join(map(str, den))}"
+    if not lines:
+        print(f"versus {label}: no shape has rows of both sides")
+    for v in lines:
+        shape = f"{v['batch_size']}x{v['num_head']}x{v['seqlen_q']}x{v['seqlen_k']}x{v['head_dim']}"
+        print(f"versus {label}, {v['build']}: {shape} causal={v['is_causal']}: {v['numerator_tflops']} "
+              f"({v['numerator']}) / {v['denominator_tflops']} ({v['denominator']}) = {v['ratio']}x")
+
+
 def print_summary(summary: list[dict[str, str]], base: str, out: Path | None) -> None:
     for s in summary:
         shape = f"{s['batch_size']}x{s['num_head']}x{s['seqlen_q']}x{s['seqlen_k']}x{s['head_dim']}"
@@ -179,8 +252,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--summarize", type=Path, metavar="OUT",
                         help="only print the summary of a finished run's folder (base: --base or the first tag)")
     parser.add_argument("--base", help="with --summarize: the base build's tag")
+    parser.add_argument("--versus", action="append", default=[], metavar="NUM:DEN[,DEN...]",
+                        help="per build and shape, the best NUM kernel's median over the best DEN kernel's "
+                             "(kernel or kernel@dtype names; repeat)")
     args = parser.parse_args(argv)
     try:
+        comparisons = [parse_versus(v) for v in args.versus]
         if args.summarize is not None:
             rows = read_rows(args.summarize)
             if not rows:
@@ -188,7 +265,10 @@ def main(argv: list[str] | None = None) -> int:
             base = args.base or next(iter(rows))
             if base not in rows:
                 raise BadInput(f"--base {base}: no ab_{base}.csv in {args.summarize}")
-            print_summary(summarize(rows, base), base, None)
+            summary = summarize(rows, base)
+            print_summary(summary, base, None)
+            for num, den in comparisons:
+                print_versus(versus(summary, num, den), num, den)
             return 0
         builds = [parse_build(b) for b in args.build]
         if len(builds) < 2:
@@ -211,7 +291,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ab.py: {error}", file=sys.stderr)
         return 2
     failures = run_all(args, builds, args.out)
-    print_summary(summarize(read_rows(args.out), builds[0].tag), builds[0].tag, args.out)
+    summary = summarize(read_rows(args.out), builds[0].tag)
+    print_summary(summary, builds[0].tag, args.out)
+    if comparisons:
+        all_lines = []
+        for num, den in comparisons:
+            lines = versus(summary, num, den)
+            print_versus(lines, num, den)
+            all_lines += lines
+        with open(args.out / "ab_versus.csv", "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=VERSUS_COLUMNS)
+            writer.writeheader()
+            writer.writerows(all_lines)
     return 1 if failures else 0
 
 

@@ -400,8 +400,8 @@
 //     and a transposer that streams at ~1 TB/s from a handful of SMs (bulk copies, not the
 //     4,096 short CTAs of today, which need the whole GPU for their memory parallelism). Not
 //     built yet.
-//   - Call 5 (five rounds, both builds, the bf16 rungs' ten samples): FP8 / best bf16 1.502 /
-//     1.481x at 4x16x8192x128 (1,025.2 / 932.4 against rung 9's 682.8 / 629.6), 1.523 / 1.512x at
+//   - Call 5 (five rounds; ab.py --versus, one build's own rows): FP8 / best bf16 1.501 / 1.481x
+//     at 4x16x8192x128 (1,025.2 / 932.4 against rung 9's 682.8 / 629.6), 1.523 / 1.513x at
 //     1x16x16384x128, 1.668 / 1.662x at 1x16x16384x256.
 // ptxas at the bottom, by the instance table.
 

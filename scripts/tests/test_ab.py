@@ -130,3 +130,46 @@ def test_an_earlier_runs_folder_is_refused(tmp_path, calls, capsys):
     assert ab.main(argv) == 2
     assert "earlier run" in capsys.readouterr().err
     assert not calls.exists()
+
+
+def summary_row(build, kernel, dtype, tflops, causal="0", tile=("128", "64")):
+    return {"build": build, "kernel": kernel, "dtype": dtype, "batch_size": "4", "num_head": "16",
+            "num_head_kv": "16", "seqlen_q": "8192", "seqlen_k": "8192", "head_dim": "128", "is_causal": causal,
+            "m_block_size": tile[0], "n_block_size": tile[1], "tflops_median": str(tflops)}
+
+
+def test_versus_divides_the_best_numerator_by_the_best_denominator_per_build_and_shape():
+    summary = [summary_row("a", "wgmma_fp8", "Float8E4M3FN", 1000.0), summary_row("a", "wgmma_overlap", "BFloat16", 660.0),
+               summary_row("a", "wgmma_persistent", "BFloat16", 680.0),
+               summary_row("a", "wgmma_persistent", "BFloat16", 670.0, tile=("128", "128")),
+               summary_row("a", "wgmma_overlap", "Float16", 700.0),  # another dtype, filtered out below
+               summary_row("a", "mma", "BFloat16", 900.0),  # not named on either side
+               summary_row("b", "wgmma_fp8", "Float8E4M3FN", 990.0), summary_row("b", "wgmma_persistent", "BFloat16", 660.0),
+               summary_row("a", "wgmma_fp8", "Float8E4M3FN", 930.0, causal="1"),  # no denominator: no line
+               ]
+    num, den = ab.parse_versus("wgmma_fp8:wgmma_overlap@BFloat16,wgmma_persistent@BFloat16")
+    lines = ab.versus(summary, num, den)
+    assert [(v["build"], v["is_causal"], v["ratio"]) for v in lines] == [("a", "0", "1.471"), ("b", "0", "1.500")]
+    assert lines[0]["denominator"] == "wgmma_persistent@BFloat16 128x64"
+    assert lines[0]["numerator_tflops"] == "1000.0" and lines[0]["denominator_tflops"] == "680.0"
+    # Without the dtype the fp16 row is the best denominator.
+    num, den = ab.parse_versus("wgmma_fp8:wgmma_overlap,wgmma_persistent")
+    assert ab.versus(summary, num, den)[0]["ratio"] == "1.429"
+
+
+@pytest.mark.parametrize("text", ["wgmma_fp8", "wgmma_fp8:", ":mma", "a@:b", "a:b,"])
+def test_versus_bad_input_is_one_line_and_exit_2(text, capsys):
+    assert ab.main(["--summarize", "nowhere", "--versus", text]) == 2
+    err = capsys.readouterr().err
+    assert "--versus" in err and err.count("\n") == 1
+
+
+def test_a_run_writes_the_versus_lines(tmp_path, calls, capsys):
+    out = tmp_path / "out"
+    rc = ab.main(["--build", fake(tmp_path, "a", "100"), "--build", fake(tmp_path, "b", "120"), "--problem",
+                  "--head_dim 64", "--rounds", "1", "--out", str(out), "--versus", "mma:mma"])
+    assert rc == 0
+    with open(out / "ab_versus.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["build"], r["ratio"]) for r in rows] == [("a", "1.000"), ("b", "1.000")]
+    assert "versus mma / best of mma, a: 2x32x8192x8192x64 causal=0" in capsys.readouterr().out
