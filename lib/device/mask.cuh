@@ -33,10 +33,9 @@ FA_HOST_DEVICE inline bool tile_needs_mask(int first_pos, int n_start, int block
 // How many of the key tiles [tile_begin, tile_begin + n_tiles) of block_n keys, from the first, need
 // no mask: tile_needs_mask is false exactly for the tiles ending at or before visible_key_bound
 // (first_pos, ...), a prefix of the key order (tests/unit/test_mask.cpp holds the two equal). Rungs 7
-// and 9 run those tiles in a loop whose softmax has no mask test (overlap_schedule.cuh). Rung 3
-// (03_mma.cu) still counts its masked suffix tile by tile with tile_needs_mask: the same number, but
-// written with this the build reschedules its loops (sass_loops.py, session 33: 0.59-0.98 similar),
-// so that change waits for a device call that can test and time it.
+// and 9 (and rung 8's 192 x 64 tile) run those tiles in a loop whose softmax has no mask test
+// (overlap_schedule.cuh); rung 3 (03_mma.cu) takes its masked suffix as n_tiles minus this (session
+// 34 call 6: level against the tile-by-tile count it replaced).
 FA_HOST_DEVICE inline int unmasked_key_tiles(int first_pos, int tile_begin, int n_tiles, int block_n, int seqlen_k,
                                              bool causal) {
     const int tiles = visible_key_bound(first_pos, seqlen_k, causal) / block_n - tile_begin;

@@ -147,6 +147,12 @@
 // causal 321.0 -> 320.9; 4x16x8192x128 385.9 -> 380.7; 1x16x16384x128 383.9 -> 387.1, causal 384.7 ->
 // 374.9 (rounds spread 2-9 %), warp_specialized level (0.999-1.006x). Most likely because K and V of
 // a head fit the L2 at these shapes (4 MB), where the hint (how much L2 fetches from DRAM) has no say.
+// Session 34 call 6 (H100 SXM, default timing rule, scripts/ab.py, three rounds): the masked suffix
+// counted in closed form (mask.cuh's unmasked_key_tiles, as rungs 7 and 9 count it; unit-tested equal
+// to the tile_needs_mask loop it replaces), which reorders the loops (unmasked trip 0.976 similar,
+// the same 615 instructions): level, 2x32x8192x64 338.5 -> 337.1, causal 329.6 -> 331.6, 4x16x8192x128
+// 386.3 -> 386.6, causal 384.3 -> 384.8. Kept for the one count; GPU tests and memcheck / racecheck /
+// synccheck (bf16, head_dim 64 and 128) clean on it (calls 6-7).
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -383,11 +389,8 @@ __global__ void __launch_bounds__(Tr::kNThreads, 2) mma_fwd_kernel(const __grid_
     const KeyRange keys = key_tile_range(p, bi, Tr::kBlockM, Tr::kBlockN);
     const int n_tiles = keys.end - keys.begin;
     const int first_pos = bi.position(m_start);
-    int n_masked = 0;
-    while (n_masked < n_tiles &&
-           tile_needs_mask(first_pos, (keys.end - 1 - n_masked) * Tr::kBlockN, Tr::kBlockN, p.seqlen_k, p.causal)) {
-        ++n_masked;
-    }
+    const int n_masked =
+        n_tiles - unmasked_key_tiles(first_pos, keys.begin, n_tiles, Tr::kBlockN, p.seqlen_k, p.causal);
 
     float o[Tr::kMTiles][Tr::kNTilesO][4];
     float m[Tr::kMTiles][2];
