@@ -170,8 +170,8 @@ def parse_versus(text: str) -> tuple[list[Selector], list[Selector]]:
     def side(names: str) -> list[Selector]:
         selectors = []
         for name in names.split(","):
-            kernel, _, dtype = name.strip().partition("@")
-            if not kernel or (_ and not dtype):
+            kernel, at, dtype = name.strip().partition("@")
+            if not kernel or (at and not dtype):
                 raise BadInput(f"--versus {text}: expected NUM:DEN[,DEN...], each a kernel or kernel@dtype")
             selectors.append(Selector(kernel, dtype or None))
         return selectors
