@@ -399,7 +399,9 @@
 //     ready flags: generic stores, release; acquire, fence.proxy.async.global, then the TMA),
 //     and a transposer that streams at ~1 TB/s from a handful of SMs (bulk copies, not the
 //     4,096 short CTAs of today, which need the whole GPU for their memory parallelism). Not
-//     built yet.
+//     built yet. Under the 700 W cap it cannot buy all of that time: the attention kernel runs
+//     at the cap, so hiding the pre-pass returns only the power the pre-pass leaves unused while
+//     it runs alone (its draw is not measured; at ~400 W, ~20 of its 46 us at 4x16x8192).
 //   - Call 5 (five rounds; ab.py --versus, one build's own rows): FP8 / best bf16 1.501 / 1.481x
 //     at 4x16x8192x128 (1,025.2 / 932.4 against rung 9's 682.8 / 629.6), 1.523 / 1.513x at
 //     1x16x16384x128, 1.668 / 1.662x at 1x16x16384x256.
