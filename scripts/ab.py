@@ -49,15 +49,16 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import fa_schema  # standard library only, as this script
+
+# The columns of a problem's shape (fa_schema's): what --versus divides across kernels and dtypes.
+SHAPE_KEY = fa_schema.SHAPE_COLUMNS
 # The columns that make two rows the same measurement (besides the build).
-ROW_KEY = ("kernel", "dtype", "batch_size", "num_head", "num_head_kv", "seqlen_q", "seqlen_k", "head_dim",
-           "is_causal", "m_block_size", "n_block_size")
+ROW_KEY = ("kernel", "dtype", *SHAPE_KEY, "m_block_size", "n_block_size")
 SUMMARY_COLUMNS = ROW_KEY + ("build", "rounds", "tflops_median", "ratio_to_base", "tflops", "sm_clock_mean_mhz",
                              "check")
 
 
-# The columns of a problem's shape: what --versus divides across kernels and dtypes.
-SHAPE_KEY = ("batch_size", "num_head", "num_head_kv", "seqlen_q", "seqlen_k", "head_dim", "is_causal")
 VERSUS_COLUMNS = ("build",) + SHAPE_KEY + ("numerator", "numerator_tflops", "denominator", "denominator_tflops",
                                            "ratio")
 

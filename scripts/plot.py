@@ -64,7 +64,7 @@ PEER_MARKERS = ["s", "^", "D", "v", "P", "X", "*"]
 PEER_HATCHES = ["//", "\\\\", "xx", "..", "++", "oo"]
 
 # num_head_kv: a GQA problem and the MHA one of the same shape are different problems (K/V bytes).
-SHAPE_COLUMNS = ["batch_size", "num_head", "num_head_kv", "seqlen_q", "seqlen_k", "head_dim", "is_causal"]
+SHAPE_COLUMNS = list(fa_schema.SHAPE_COLUMNS)  # a list: pandas reads a tuple as one key
 # Table order: like the charts' panels (head_dim, causal), then by sequence length.
 TABLE_SHAPE_ORDER = ["head_dim", "is_causal", "seqlen_q", "seqlen_k", "batch_size", "num_head", "num_head_kv"]
 # Columns every mode needs; the roofline adds arithmetic_intensity, the decode chart and table

@@ -1107,11 +1107,11 @@ __device__ __forceinline__ void online_softmax_s(float (&s)[Tr::kAccS], float (&
 // Mask and online softmax of one S tile in place (s becomes 2^kPScaleLog2·P in fp32): rung 7's steps
 // (wgmma_steps.cuh) with S's scale q_descale·k_descale·softmax_scale·log2(e) and P shifted up by
 // 2^kPScaleLog2, so p = 2^(s' - (m - kPScaleLog2)) is at most 2^(kPScaleLog2 + kMaxSlackLog2).
-template <class Tr, bool kMayMask = true>
+template <class Tr>
 __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_max)[2], float (&row_sum)[2],
                                              float (&rescale)[2], const FwdParams& p, const BlockCoords& blk, int t,
                                              const Fp8Consumer<Tr>& c, const int (&pos)[3]) {
-    mask_s_tile<Tr, kMayMask>(s, p, blk, t, c, pos);
+    mask_s_tile<Tr>(s, p, blk, t, c, pos);
     online_softmax_s<Tr>(s, row_max, row_sum, rescale, s_scale_log2(p));
 }
 
@@ -1293,7 +1293,7 @@ __device__ __forceinline__ void consume(const Fp8Smem<Tr>& sm, const FwdParams& 
         uint32_t next_phase = 0;
         // Batch t+1 for t + 1 < n_tiles: P(t) from pc, P(t+1) into pnx.
         auto batch = [&](int t, uint32_t(&pc)[Tr::kPRegs], uint32_t(&pnx)[Tr::kPRegs], auto may_mask) {
-            constexpr bool kMayMask = decltype(may_mask)::value;
+            using MayMask = decltype(may_mask);  // std::true_type / false_type: may tile t+1 need the mask
             wgmma::rescale_o<Tr>(o, rescale);
             hopper::warpgroup_fence_operand(o);
             hopper::warpgroup_fence_operand(pc);
@@ -1312,9 +1312,9 @@ __device__ __forceinline__ void consume(const Fp8Smem<Tr>& sm, const FwdParams& 
             hopper::wgmma_wait_group<1>();  // S(t+1) landed; P(t)·V(t) may still run
             hopper::warpgroup_fence_operand(s);
             if constexpr (Tr::kSpeculativeSoftmax)
-                softmax_pack_speculative<Tr, kMayMask>(s, pnx, row_max, row_sum, rescale, p, blk, t + 1, c, pos);
+                softmax_pack_speculative<Tr, MayMask::value>(s, pnx, row_max, row_sum, rescale, p, blk, t + 1, c, pos);
             else
-                softmax_tile<Tr, kMayMask>(s, row_max, row_sum, rescale, p, blk, t + 1, c, pos);
+                softmax_tile(s, row_max, row_sum, rescale, p, blk, t + 1, c, pos);  // one loop (below)
             ptx::mbarrier_wait_parity(sm.bar_v0 + 8 * next_stage, next_phase);  // Vᵀ(t+1)
             int nn_stage = next_stage + 1;
             uint32_t nn_phase = next_phase;
@@ -1351,6 +1351,7 @@ __device__ __forceinline__ void consume(const Fp8Smem<Tr>& sm, const FwdParams& 
             hopper::warpgroup_fence_operand(pc);
             release(sm, c, stage);
         };
+        static_assert(Tr::kSpeculativeSoftmax || !Tr::kUnmaskedLoop, "the unmasked loop is the speculative way's");
         if constexpr (Tr::kSpeculativeSoftmax) {
             // P alternates between pa and pn, two batches a trip: a copy of pn into pa (one buffer
             // written under the P·V batch that reads the other) made ptxas serialize every wgmma.
