@@ -6,6 +6,7 @@
 
 #include <ctime>
 
+#include "build_info.h"
 #include "nvml.h"
 
 namespace fa {
@@ -75,7 +76,7 @@ Provenance make_provenance(const DeviceInfo& d) {
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
     p.timestamp = buf;
-    p.git_commit = FA_GIT_COMMIT;
+    p.git_commit = fa::build_commit();
     int rt = 0;
     cudaRuntimeGetVersion(&rt);
     p.cuda_runtime = cuda_version_string(rt);

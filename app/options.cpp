@@ -19,6 +19,7 @@
 #include <optional>
 
 #include "autotune.h"
+#include "build_info.h"
 #include "calibration_cache.h"
 #include "csv_writer.h"
 #include "fa/model.h"
@@ -666,7 +667,7 @@ int parse_options(int argc, const char* const* argv, Options* o, std::string* me
     if (std::string e = pre_scan(argc, argv); !e.empty()) return fail(e);
 
     CLI::App app{"fa-bench: benchmark and check flash-attention forward kernels (README: bad input, limits)"};
-    app.set_version_flag("--version", std::string("fa-bench ") + FA_GIT_COMMIT);
+    app.set_version_flag("--version", std::string("fa-bench ") + fa::build_commit());
     app.get_formatter()->column_width(34);
     app.allow_extras();  // reported below in fa-bench's words
 

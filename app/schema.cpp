@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "build_info.h"
 #include "fa/reference.h"
 #include "fa/registry.h"
 #include "options.h"
@@ -134,7 +135,7 @@ void write_kernels(JsonWriter& j) {
 std::string schema_json() {
     JsonWriter j;
     j.begin_object();
-    j.field("schema_version", kSchemaVersion).field("fa_bench_commit", FA_GIT_COMMIT);
+    j.field("schema_version", kSchemaVersion).field("fa_bench_commit", fa::build_commit());
 
     j.key("csv_columns").begin_array();
     for (const CsvColumn& c : csv_column_table())

@@ -33,6 +33,11 @@ Environment:
                    FA_BENCH_ARGS="--iterations 30 --warmup_iterations 5 --warmup_time 0 --gpu_warmup_time 0"
                    PEERS_ARGS="--iterations 30 --warmup_iterations 5 --warmup_time 0 --gpu_warmup_time 0"
   PYTHON           interpreter for peers.py       (default python3; it needs torch)
+  HEAD_DIMS        grid fa2 only: the head_dims to run, comma list of 64, 128, 256 (default all
+                   three); the default problem (head_dim 128) runs only when 128 is in it. The whole
+                   grid with two peers takes ~9.5 min on an H100 (session 33), near a device call's
+                   10-minute limit: HEAD_DIMS=64,128 in one call and HEAD_DIMS=256 in the next, their
+                   ladder.csv files joined after (plot.py reads several CSVs)
   INTERLEAVE       1 (default): each grid point's fa-bench call and a peers.py call on the
                    same problem flags back to back, the order alternating from point to point, so
                    both sides of a point run in the same thermal and power state; 0: every fa-bench
@@ -134,11 +139,27 @@ case "$calibrate" in
     0|1) ;;
     *) die "CALIBRATE=$calibrate: 0 or 1" ;;
 esac
+head_dims="${HEAD_DIMS:-64,128,256}"
+if [[ $grid == fa2 ]]; then
+    IFS=, read -r -a head_dim_list <<< "$head_dims"
+    for d in "${head_dim_list[@]}"; do
+        case "$d" in
+            64|128|256) ;;
+            *) die "HEAD_DIMS=$head_dims: each value one of 64, 128, 256" ;;
+        esac
+    done
+elif [[ -n "${HEAD_DIMS:-}" ]]; then
+    die "HEAD_DIMS is for --grid fa2 (the decode grid is head_dim 128)"
+fi
 interleave="${INTERLEAVE:-1}"
 case "$interleave" in
     0|1) ;;
     *) die "INTERLEAVE=$interleave: 0 or 1" ;;
 esac
+# Without interleaving the peers run peers.py's whole --grid fa2, which has no head_dim filter.
+if [[ $grid == fa2 && $head_dims != 64,128,256 && $interleave == 0 ]]; then
+    die "HEAD_DIMS=$head_dims needs INTERLEAVE=1 (peers.py --grid fa2 runs every head_dim)"
+fi
 peaks="$out_dir/peaks.csv"
 peaks_args=()
 ((calibrate)) && peaks_args=(--peaks_file "$peaks")
@@ -225,13 +246,15 @@ if [[ $grid == fa2 ]]; then
     }
     tokens=16384
     # head_dim num_head: FA2's hidden size 2048 at 64 and 128; head_dim 256 at 16 heads (issue #10)
+    wanted() { [[ ",$head_dims," == *",$1,"* ]]; }
     for config in "64 32" "128 16" "256 16"; do
         read -r head_dim num_head <<< "$config"
+        wanted "$head_dim" || continue
         for seqlen in 512 1024 2048 4096 8192 16384; do
             point $((tokens / seqlen)) "$seqlen" "$num_head" "$head_dim"
         done
     done
-    point 4 8192 16 128  # the CuTe DSL example's default problem
+    wanted 128 && point 4 8192 16 128  # the CuTe DSL example's default problem
     ((interleave)) || peers_grid=(--grid fa2)
 else
     # 32 query heads, D = 128, K/V heads 32 (MHA) and 8 (GQA) in every call. Sq and Sk of different

@@ -52,7 +52,7 @@ def run_sweep(tmp_path, fail_when="", options=(), kernels="naive,mma", **env_var
         env["KERNELS"] = kernels
     else:
         env.pop("KERNELS", None)
-    for name in ("PEERS_ARGS", "FA_BENCH_ARGS", "PEERS", "CALIBRATE", "INTERLEAVE"):
+    for name in ("PEERS_ARGS", "FA_BENCH_ARGS", "PEERS", "CALIBRATE", "INTERLEAVE", "HEAD_DIMS"):
         if name not in env_vars:
             env.pop(name, None)
     done = subprocess.run(["bash", str(SWEEP), *options, str(fa_bench), str(out)], capture_output=True, text=True,
@@ -119,6 +119,39 @@ def test_peers_come_from_the_peers_variable(tmp_path):
     done, _, _, peer_calls, _ = run_sweep(tmp_path, PEERS="fa2,cudnn,fa4,cute", PEERS_ARGS="")
     assert done.returncode == 0, done.stderr
     assert flag(peer_calls[0], "--backends") == "fa2,cudnn,fa4,cute" and "--check" not in peer_calls[0]
+
+
+def test_head_dims_splits_the_fa2_grid_across_calls(tmp_path):
+    # Two calls (64,128 then 256) cover the whole grid once: the default problem with head_dim 128.
+    seen = []
+    for part, head_dims in enumerate(("64,128", "256")):
+        (tmp_path / str(part)).mkdir()
+        done, calls, _, peer_calls, _ = run_sweep(tmp_path / str(part), HEAD_DIMS=head_dims)
+        assert done.returncode == 0, done.stderr
+        assert {flag(c, "--head_dim") for c in calls} == set(head_dims.split(","))
+        assert [c.split(" --backends")[0].split("peers.py ")[1] for c in peer_calls] == \
+            [c.split(" --dtype")[0] for c in calls]
+        seen += calls
+    assert len(seen) == 19 and len(set(seen)) == 19
+    (tmp_path / "d256").mkdir()
+    done, calls, *_ = run_sweep(tmp_path / "d256", HEAD_DIMS="256")
+    assert len(calls) == 6  # the default point is head_dim 128
+
+
+@pytest.mark.parametrize("env,message", [
+    ({"HEAD_DIMS": "64,96"}, "HEAD_DIMS=64,96: each value one of 64, 128, 256"),
+    ({"HEAD_DIMS": "64,,256"}, "HEAD_DIMS=64,,256: each value one of 64, 128, 256"),
+    ({"HEAD_DIMS": "128", "INTERLEAVE": "0"}, "HEAD_DIMS=128 needs INTERLEAVE=1 (peers.py --grid fa2 runs every head_dim)"),
+])
+def test_bad_head_dims_exit_2_with_one_line(tmp_path, env, message):
+    done, calls, other, peer_calls, _ = run_sweep(tmp_path, **env)
+    assert done.returncode == 2 and done.stderr == f"sweep.sh: {message}\n"
+    assert calls == other == peer_calls == []
+
+
+def test_head_dims_is_for_the_fa2_grid_only(tmp_path):
+    done, calls, *_ = run_sweep(tmp_path, options=["--grid", "decode"], HEAD_DIMS="128")
+    assert done.returncode == 2 and "HEAD_DIMS is for --grid fa2" in done.stderr and calls == []
 
 
 def test_sweep_goes_on_past_a_failing_point_and_exits_1(tmp_path):
