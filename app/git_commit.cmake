@@ -1,4 +1,4 @@
-# Run at every build (cmake -P, from app/CMakeLists.txt's fa_git_commit target): writes OUT, a C++ file
+# Run at every build (cmake -P, from CMakeLists.txt's fa_git_commit target): writes OUT, a C++ file
 # defining fa::build_commit(), from `git describe` of SOURCE_DIR ("-dirty" with uncommitted changes,
 # "unknown" outside a git checkout). The file is rewritten only when the text changes, so a build at
 # the same commit recompiles nothing. Until 2026-11-28 the commit was read at configure time and a
@@ -11,7 +11,7 @@ execute_process(COMMAND git describe --always --dirty --abbrev=12
 if(NOT rc EQUAL 0 OR commit STREQUAL "")
   set(commit "unknown")
 endif()
-set(text "// Generated at build time by cmake/git_commit.cmake; do not edit.\n#include \"build_info.h\"\n\nnamespace fa {\nconst char* build_commit() { return \"${commit}\"; }\n}  // namespace fa\n")
+set(text "// Generated at build time by app/git_commit.cmake; do not edit.\n#include \"build_info.h\"\n\nnamespace fa {\nconst char* build_commit() { return \"${commit}\"; }\n}  // namespace fa\n")
 if(EXISTS ${OUT})
   file(READ ${OUT} old)
 else()
