@@ -239,7 +239,8 @@ def print_summary(summary: list[dict[str, str]], base: str, out: Path | None) ->
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--build", action="append", default=[], metavar="TAG=PATH",
-                        help="an fa-bench binary and its name; the first is the base (repeat, at least two)")
+                        help="an fa-bench binary and its name; the first is the base (repeat, at least two; "
+                             "one with --versus)")
     parser.add_argument("--problem", action="append", default=[], metavar="FLAGS",
                         help="fa-bench flags of one problem, quoted (repeat)")
     parser.add_argument("--flags", default="", help="fa-bench flags added to every run (kernels, causal, dtype)")
@@ -272,8 +273,11 @@ def main(argv: list[str] | None = None) -> int:
                 print_versus(versus(summary, num, den), num, den)
             return 0
         builds = [parse_build(b) for b in args.build]
-        if len(builds) < 2:
-            raise BadInput("--build: give at least two builds (TAG=PATH), the first is the base")
+        # One build is a run of its own rounds, worth it only for the ratios --versus takes in it
+        # (issue #11's FP8 over bf16 on one binary).
+        if len(builds) < (1 if comparisons else 2):
+            raise BadInput("--build: give at least two builds (TAG=PATH), the first is the base, "
+                           "or one with --versus")
         if len({b.tag for b in builds}) != len(builds):
             raise BadInput("--build: each build needs its own TAG")
         for b in builds:

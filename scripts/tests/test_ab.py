@@ -173,3 +173,12 @@ def test_a_run_writes_the_versus_lines(tmp_path, calls, capsys):
         rows = list(csv.DictReader(f))
     assert [(r["build"], r["ratio"]) for r in rows] == [("a", "1.000"), ("b", "1.000")]
     assert "versus mma / best of mma, a: 2x32x8192x8192x64 causal=0" in capsys.readouterr().out
+
+
+def test_one_build_runs_with_versus_only(tmp_path, calls, capsys):
+    out = tmp_path / "out"
+    rc = ab.main(["--build", fake(tmp_path, "a", "100 120"), "--problem", "--head_dim 64", "--rounds", "2",
+                  "--out", str(out), "--versus", "mma:mma"])
+    assert rc == 0 and len(calls.read_text().splitlines()) == 2
+    assert [r["rounds"] for r in summary_rows(out)] == ["2"]
+    assert (out / "ab_versus.csv").exists()
