@@ -190,6 +190,15 @@
 // 166.2. Head_dim 128 and 256 keep one loop (mixed there: 1x16x16384x128 680.5 -> 662.6,
 // 2x16x8192x256 731.6 -> 744.0; the configs in wgmma_traits.cuh), and their SASS is unchanged.
 //
+// Session 35 (results/nvidia-h200/session35/, an H200, this kernel unchanged): against FA4 in the FA2
+// grid 0.971x at 2x16x8192x128 and 0.987x at 1x16x16384x128 non-causal (call D, both at the 700 W
+// cap). ncu on one launch each (call G4, below the cap) finds the same gaps in cycles: 2.572 M
+// against FA4's 2.498 M (+3.0 %) and 4.961 M against 4.890 M (+1.4 %), with the same instruction
+// count (489.7 M against 485.5 M; 954.6 M against 966.1 M) and fewer shared-memory wavefronts. The
+// difference is in stalls per issued instruction: dispatch 0.88 against 0.57, fixed-latency wait
+// 1.83 against 1.55, where FA4's warps show 0.45 on gmma and ours none. Which instructions take the
+// dispatch stalls (ncu's source view of the key loop) is the next measurement.
+//
 // Not kept (session 21 call 7, results/nvidia-h100-80gb-hbm3/session21/bf16_qreg.patch; H100 SXM,
 // bf16, default timing rule, two rounds): rung 8's Q in registers (S = Q·Kᵀ as wgmma RS, so the S
 // GEMM reads only K from shared memory: 64 instead of 96 B per tensor-core cycle) on rungs 6, 7

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 35 call G3 (after G1-G2 on the same machine): where issue #10's head_dim-128 gap to FA4 is, per clock.
+# Session 35 call G4 (after G1-G3 on the same machine, carrying the site's fourth part): where issue #10's head_dim-128 gap to FA4 is, per clock.
 # Nsight Compute (session 11's metric list, calls/ncu_metrics.txt there; clocks left alone, --clock-control
 # none, as the device notes ask: cycles and instructions do not depend on the clock) on one launch of FA4
 # 4.0.0b36 (session 11's peer_once.py, after two untimed launches) and of rungs 7 and 9 at 2x16x8192x128
@@ -7,7 +7,7 @@
 set -uo pipefail
 L=$OUT/logs; mkdir -p $L
 tar -xJf /tmp/stash/s35b.tar.xz -C /tmp; N=/tmp/s35/fa-bench
-cat /tmp/stash/site29.part.aa .exp/s29w2/site29.part.ab /tmp/stash/site29.part.ac | xz -d | tar -x -C /tmp || echo "site unpack failed"
+cat /tmp/stash/site29.q00 /tmp/stash/site29.q01 /tmp/stash/site29.q02 .exp/s35site/p4/site29.q03 | xz -d | tar -x -C /tmp || echo "site unpack failed"
 python3 -c "import google.protobuf" 2>/dev/null && rm -rf /tmp/site29/google /tmp/site29/protobuf-*.dist-info
 export PYTHONPATH=/tmp/site29:/tmp/site29/nvidia_cutlass_dsl/dsl_packages
 export PATH=/usr/local/cuda/bin:$PATH
