@@ -196,8 +196,13 @@
 // against FA4's 2.498 M (+3.0 %) and 4.961 M against 4.890 M (+1.4 %), with the same instruction
 // count (489.7 M against 485.5 M; 954.6 M against 966.1 M) and fewer shared-memory wavefronts. The
 // difference is in stalls per issued instruction: dispatch 0.88 against 0.57, fixed-latency wait
-// 1.83 against 1.55, where FA4's warps show 0.45 on gmma and ours none. Which instructions take the
-// dispatch stalls (ncu's source view of the key loop) is the next measurement.
+// 1.83 against 1.55, where FA4's warps show 0.45 on gmma and ours none. ncu's per-instruction samples
+// (call H) spread the dispatch stalls over the softmax and the issue window: FMNMX (the row max)
+// 18 %, FFMA 14 %, FMUL 12 %, MUFU 12 %, HGMMA 11 %, the window's uniform adds 10 %; the waits sit
+// on MUFU 41 %, HGMMA 20 %, FMNMX 18 %. Not kept (call I, session35/desc_words.patch): the k-step
+// descriptor offsets as 32-bit adds to the low words, so the window has no UIADD3.64 (17 -> 0, the
+// loop 709 -> 727 instructions, ptxas re-materializing the high words): level, 0.977-1.017x over
+// rungs 7 and 9 at 2x16x8192x128 and 1x16x16384x128 (geometric mean 0.998; GPU tests passed on it).
 //
 // Not kept (session 21 call 7, results/nvidia-h100-80gb-hbm3/session21/bf16_qreg.patch; H100 SXM,
 // bf16, default timing rule, two rounds): rung 8's Q in registers (S = Q·Kᵀ as wgmma RS, so the S
