@@ -398,8 +398,8 @@
 //     CTAs to start on heads whose Vᵀ is ready while a few SMs transpose the rest (per-chunk
 //     ready flags: generic stores, release; acquire, fence.proxy.async.global, then the TMA),
 //     and a transposer that streams at ~1 TB/s from a handful of SMs (bulk copies, not the
-//     4,096 short CTAs of today, which need the whole GPU for their memory parallelism). Not
-//     built yet. Under the 700 W cap it cannot buy all of that time: the attention kernel runs
+//     4,096 short CTAs of today, which need the whole GPU for their memory parallelism). Prepared
+//     in session 35, not yet run: results/nvidia-h200/session35/next_vt_stream.patch. Under the 700 W cap it cannot buy all of that time: the attention kernel runs
 //     at the cap, so hiding the pre-pass returns only the power the pre-pass leaves unused while
 //     it runs alone (its draw is not measured; at ~400 W, ~20 of its 46 us at 4x16x8192).
 //   - Call 5 (five rounds; ab.py --versus, one build's own rows): FP8 / best bf16 1.501 / 1.481x
