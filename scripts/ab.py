@@ -204,19 +204,23 @@ def versus(summary: list[dict[str, str]], num: list[Selector], den: list[Selecto
     return lines
 
 
+def shape_text(row: dict[str, str]) -> str:
+    """BxHxSqxSkxD of a summary or versus row, as both printers show it."""
+    return f"{row['batch_size']}x{row['num_head']}x{row['seqlen_q']}x{row['seqlen_k']}x{row['head_dim']}"
+
+
 def print_versus(lines: list[dict[str, str]], num: list[Selector], den: list[Selector]) -> None:
     label = f"{','.join(map(str, num))} / best of {','.join(map(str, den))}"
     if not lines:
         print(f"versus {label}: no shape has rows of both sides")
     for v in lines:
-        shape = f"{v['batch_size']}x{v['num_head']}x{v['seqlen_q']}x{v['seqlen_k']}x{v['head_dim']}"
-        print(f"versus {label}, {v['build']}: {shape} causal={v['is_causal']}: {v['numerator_tflops']} "
+        print(f"versus {label}, {v['build']}: {shape_text(v)} causal={v['is_causal']}: {v['numerator_tflops']} "
               f"({v['numerator']}) / {v['denominator_tflops']} ({v['denominator']}) = {v['ratio']}x")
 
 
 def print_summary(summary: list[dict[str, str]], base: str, out: Path | None) -> None:
     for s in summary:
-        shape = f"{s['batch_size']}x{s['num_head']}x{s['seqlen_q']}x{s['seqlen_k']}x{s['head_dim']}"
+        shape = shape_text(s)
         ratio = f" {s['ratio_to_base']}x" if s["ratio_to_base"] and s["build"] != base else ""
         print(f"{s['kernel']} {s['dtype']} {shape} causal={s['is_causal']} {s['m_block_size']}x{s['n_block_size']} "
               f"{s['build']}: {s['tflops_median']}{ratio} [{s['tflops']}] @ [{s['sm_clock_mean_mhz']}] {s['check']}")

@@ -33,11 +33,11 @@ ENV_FA_BENCH = "FA_BENCH"
 # The --schema documents this module understands (app/schema.h kSchemaVersion).
 SCHEMA_VERSION = 1
 
-# The problem columns that identify an analytic row, in the order of Problem.key in the peers.
-# num_head_kv is part of it: K and V's compulsory bytes count the K/V heads, not the query heads.
 # The columns of a problem's shape (no kernel, dtype or tile): plot.py's panels and tables, ab.py's
 # --versus ratios.
 SHAPE_COLUMNS = ("batch_size", "num_head", "num_head_kv", "seqlen_q", "seqlen_k", "head_dim", "is_causal")
+# The problem columns that identify an analytic row, in the order of Problem.key in the peers.
+# num_head_kv is part of it: K and V's compulsory bytes count the K/V heads, not the query heads.
 ANALYTIC_KEY = ("dtype", "batch_size", "seqlen_q", "seqlen_k", "num_head", "num_head_kv", "head_dim", "is_causal")
 # Where the fields the calls are grouped by sit in an ANALYTIC_KEY tuple.
 _BATCH, _HEADS, _KV_HEADS, _HEAD_DIM = (ANALYTIC_KEY.index(c) for c in ("batch_size", "num_head", "num_head_kv",

@@ -140,6 +140,7 @@ case "$calibrate" in
     *) die "CALIBRATE=$calibrate: 0 or 1" ;;
 esac
 head_dims="${HEAD_DIMS:-64,128,256}"
+wanted() { [[ ",$head_dims," == *",$1,"* ]]; }  # is head_dim $1 in HEAD_DIMS
 if [[ $grid == fa2 ]]; then
     IFS=, read -r -a head_dim_list <<< "$head_dims"
     for d in "${head_dim_list[@]}"; do
@@ -157,7 +158,7 @@ case "$interleave" in
     *) die "INTERLEAVE=$interleave: 0 or 1" ;;
 esac
 # Without interleaving the peers run peers.py's whole --grid fa2, which has no head_dim filter.
-if [[ $grid == fa2 && $head_dims != 64,128,256 && $interleave == 0 ]]; then
+if [[ $grid == fa2 && $interleave == 0 ]] && ! { wanted 64 && wanted 128 && wanted 256; }; then
     die "HEAD_DIMS=$head_dims needs INTERLEAVE=1 (peers.py --grid fa2 runs every head_dim)"
 fi
 peaks="$out_dir/peaks.csv"
@@ -246,7 +247,6 @@ if [[ $grid == fa2 ]]; then
     }
     tokens=16384
     # head_dim num_head: FA2's hidden size 2048 at 64 and 128; head_dim 256 at 16 heads (issue #10)
-    wanted() { [[ ",$head_dims," == *",$1,"* ]]; }
     for config in "64 32" "128 16" "256 16"; do
         read -r head_dim num_head <<< "$config"
         wanted "$head_dim" || continue

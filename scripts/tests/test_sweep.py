@@ -149,6 +149,12 @@ def test_bad_head_dims_exit_2_with_one_line(tmp_path, env, message):
     assert calls == other == peer_calls == []
 
 
+def test_the_whole_grid_in_any_order_runs_without_interleave(tmp_path):
+    done, calls, *_ = run_sweep(tmp_path, HEAD_DIMS="256,64,128", INTERLEAVE="0")
+    assert done.returncode == 0, done.stderr
+    assert len(calls) == 19
+
+
 def test_head_dims_is_for_the_fa2_grid_only(tmp_path):
     done, calls, *_ = run_sweep(tmp_path, options=["--grid", "decode"], HEAD_DIMS="128")
     assert done.returncode == 2 and "HEAD_DIMS is for --grid fa2" in done.stderr and calls == []
