@@ -398,10 +398,18 @@
 //     CTAs to start on heads whose Vᵀ is ready while a few SMs transpose the rest (per-chunk
 //     ready flags: generic stores, release; acquire, fence.proxy.async.global, then the TMA),
 //     and a transposer that streams at ~1 TB/s from a handful of SMs (bulk copies, not the
-//     4,096 short CTAs of today, which need the whole GPU for their memory parallelism). Prepared
-//     in session 35, not yet run: results/nvidia-h200/session35/next_vt_stream.patch. Under the 700 W cap it cannot buy all of that time: the attention kernel runs
-//     at the cap, so hiding the pre-pass returns only the power the pre-pass leaves unused while
-//     it runs alone (its draw is not measured; at ~400 W, ~20 of its 46 us at 4x16x8192).
+//     4,096 short CTAs of today, which need the whole GPU for their memory parallelism). Under
+//     the 700 W cap it cannot buy all of that time: the attention kernel runs at the cap, so
+//     hiding the pre-pass returns only the power the pre-pass leaves unused while it runs alone.
+//     Not kept (session 36 call A, an H200; results/nvidia-h200/session35/next_vt_stream.patch):
+//     Vᵀ streamed by 16 CTAs of 4 x 256 threads behind per-(batch, K/V head, 128-key chunk) ready
+//     flags, the attention kernel their programmatic dependent, on the 192 x 64 tile. GPU tests,
+//     memcheck, racecheck and synccheck clean, but three rounds against the build without it
+//     measured 0.970-0.997x (geometric mean 0.985; 4x16x8192x128 1,018.4 -> 987.7, causal 926.8
+//     -> 917.7; 1x16x16384x128 1,052.3 -> 1,033.8). The attention CTA takes the whole register
+//     file (512 threads x 128), so the streaming CTAs (1,024 x 32) hold 16 SMs to themselves
+//     while they stream (12 % of the GPU, to hide 1-3 % of the time), and the non-causal rows
+//     ran 10-28 MHz slower.
 //   - Call 5 (five rounds; ab.py --versus, one build's own rows): FP8 / best bf16 1.501 / 1.481x
 //     at 4x16x8192x128 (1,025.2 / 932.4 against rung 9's 682.8 / 629.6), 1.523 / 1.513x at
 //     1x16x16384x128, 1.668 / 1.662x at 1x16x16384x256.
