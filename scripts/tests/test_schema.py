@@ -127,7 +127,7 @@ def test_the_binary_is_found_by_flag_then_environment(schema, monkeypatch, tmp_p
 # ----------------------------------------------------------------------------------------------
 
 PYTHON_SCRIPTS = ["peers.py", "plot.py", "ncu_profile.py", "remodel.py", "ptxas_report.py", "ncu_hotspots.py",
-                  "sass_loops.py", "ab.py"]
+                  "sass_loops.py", "ab.py", "fa4_sass.py"]
 SHELL_SCRIPTS = ["sweep.sh", "sanitize.sh", "gpu_session.sh", "dev.sh", "wgmma_guard.sh"]
 
 
