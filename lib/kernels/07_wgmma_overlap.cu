@@ -204,6 +204,36 @@
 // loop 709 -> 727 instructions, ptxas re-materializing the high words): level, 0.977-1.017x over
 // rungs 7 and 9 at 2x16x8192x128 and 1x16x16384x128 (geometric mean 0.998; GPU tests passed on it).
 //
+// Session 36 (results/nvidia-h200/session36/, an H200): FA4's kernel read from its own SASS, compiled
+// without a GPU (scripts/fa4_sass.py). At head_dim 128 it runs 128 x 128 tiles, 2 stages, two
+// consumer warpgroups at 240 registers, P·V from registers, ping-pong and this overlap; its trip is
+// 457 SASS instructions (this rung's 592 at 128 keys, 130 of them the mask behind its branch; 709
+// at 160). Where it differs: V(t) is waited inside the token, between the S and P·V issues, so the
+// softmax holds no spin-wait and ptxas put its P·V wait after all 66 FFMAs and 10 of 66 MUFU; the
+// row max runs in three chains a row; its wait loops sleep (NANOSLEEP.SYNCS). ncu per SASS line
+// (call C4, 2x16x8192x128, one launch each): 551 M warp instructions at 128 keys, 534 M at 160,
+// FA4's 489 M; of the difference, ~20 M SYNCS and ~23 M BRA are the producer's polls of its empty
+// barriers. In stall samples this rung waits longer for the issue token (the sample lands on the
+// instruction after its bar.sync: 8.3 % against 4.2 %), its F2FP packs meet math-pipe throttle
+// (1.6 % against 0; ptxas leaves them in runs of three between the last MUFUs), its HGMMAs and the
+// window's UIADD3 take more dispatch stalls (1.9 / 1.1 % against 0.9 / 0.2 %), while FA4's MUFU
+// carry more waits (17.3 % against 10.5 %): FA4's softmax is the denser one. Measured and not kept
+// (calls B and D, three rounds each against the committed build, rungs 7 and 9):
+//   - FA4's order (session36/v_at_issue.patch): with no spin-wait in the softmax ptxas hoisted the
+//     P·V wait to its start, before the row max: 0.924-1.000x, geometric mean 0.957.
+//   - the 160-key tile's P·V wait after 32 columns instead of 64 (pv_wait_32.patch): 0.972-1.017x,
+//     mean 0.991.
+//   - the CTA's last key tile's P·V issued for the keys each warpgroup sees (last_tile_pv_steps.patch:
+//     2, 4, 6 or 8 of its k16 steps; 8,192 keys leave 32 in the last 160-key tile): 0.990-1.022x,
+//     mean 1.000. Its S at 64 or 128 columns as well made ptxas serialize the wgmmas (C7511), and the
+//     build's guard refused it.
+//   - every mbarrier wait with a suspend-time hint (try_wait_hint.patch; ptxas then sleeps a failed
+//     wait on NANOSLEEP.SYNCS, as FA4's do): 0.984-1.013x, mean 0.999, FP8 -0.6 to -1.7 %. The
+//     producer's polls take issue slots ncu counts and cost no time measured (session 17's finding at
+//     512 keys, now at 8k-16k).
+// Packing P(t+1) group by group right after its exponentials (in source order) left ptxas's
+// schedule as it was, the F2FPs still in runs of three at the end: not timed.
+//
 // Not kept (session 21 call 7, results/nvidia-h100-80gb-hbm3/session21/bf16_qreg.patch; H100 SXM,
 // bf16, default timing rule, two rounds): rung 8's Q in registers (S = Q·Kᵀ as wgmma RS, so the S
 // GEMM reads only K from shared memory: 64 instead of 96 B per tensor-core cycle) on rungs 6, 7
