@@ -214,8 +214,12 @@ struct NoMidpoint {
 // 256; but where ptxas scheduled the loop anew to its loss, the old start stays: rung 8 (-0.7 to
 // -1.9 % at three of issue #11's four points) and rung 9's 128-key head_dim-128 tile (causal -1.2 %,
 // twice). Session 31 calls 1-2 (H100 SXM, default timing rule, two rounds each).
+// kArgsFirst: every exponent's argument (s·scale_log2 - offset, one FFMA) computed in place before the
+// first exponential, as FA4's sm90 loop has them (session 36), so all the FFMAs precede the midpoint's
+// P·V wait and only the exponentials, the row sum, O's rescale and the packing follow it. Where
+// ptxas schedules the tile better that way: rung 9's 128-key head_dim-128 tile (09_wgmma_persistent.cu).
 template <int kBlockN, int kAccS, int kMidpointColumn = kBlockN, class Midpoint = NoMidpoint, bool kLazyMax = false,
-          bool kNegInfStart = false>
+          bool kNegInfStart = false, bool kArgsFirst = false>
 __device__ __forceinline__ void online_softmax_tile(float (&s)[kAccS], float (&row_max)[2], float (&row_sum)[2],
                                                     float (&rescale)[2], float scale_log2, float p_shift_log2,
                                                     const Midpoint& midpoint = {}, float max_slack_log2 = 0.0f) {
@@ -242,12 +246,16 @@ __device__ __forceinline__ void online_softmax_tile(float (&s)[kAccS], float (&r
         row_max[h] = m_new;
         row_sum[h] *= rescale[h];
     }
+    if constexpr (kArgsFirst) {
+#pragma unroll
+        for (int i = 0; i < kAccS; ++i) s[i] = fmaf(s[i], scale_log2, -offset[(i >> 1) & 1]);  // element i: row (i % 4) / 2
+    }
 #pragma unroll
     for (int j = 0; j < kBlockN / 8; ++j) {
         if (j == kMidpointColumn / 8) midpoint();
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-            const float pv = ptx::ex2_approx(fmaf(s[4 * j + e], scale_log2, -offset[e >> 1]));
+            const float pv = ptx::ex2_approx(kArgsFirst ? s[4 * j + e] : fmaf(s[4 * j + e], scale_log2, -offset[e >> 1]));
             s[4 * j + e] = pv;
             row_sum[e >> 1] += pv;
         }
@@ -277,7 +285,8 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Tr::kAccS], float (&row_
     if (kMayMask && tile_needs_mask(position_of_row(p, m_start), n_start, kBlockN, p.seqlen_k, p.causal))
         mask_tile<kBlockN>(s, position_of_row(p, m_start + r0), position_of_row(p, m_start + r0 + 8), n_start, c.c0,
                            p);
-    online_softmax_tile<kBlockN, Tr::kAccS, Tr::kPvWaitColumn, Midpoint, Tr::kLazyMax, Tr::kNegInfStart>(
+    online_softmax_tile<kBlockN, Tr::kAccS, Tr::kPvWaitColumn, Midpoint, Tr::kLazyMax, Tr::kNegInfStart,
+                        Tr::kExpArgsFirst>(
         s, row_max, row_sum, rescale, p.scale_log2, 0.0f, midpoint, kLazyMaxSlackLog2);
 }
 

@@ -63,6 +63,8 @@ struct WgmmaTileD128 {
     // unmasked tiles in a loop of their own measured -2.6 to +0.6 % here (session 33 call 3, H100
     // SXM, three rounds: rung 7 1x16x16384 680.5 -> 662.6, rung 9 4x16x8192 causal 628.7 -> 621.3).
     static constexpr bool kUnmaskedLoop = false;
+    // Each exponent's FFMA fused with its MUFU (online_softmax_tile's kArgsFirst = false).
+    static constexpr bool kExpArgsFirst = false;
 };
 
 // Head_dim 128 with 160 keys, rung 7's tile for long problems (issue #10; the rule that picks it:
@@ -108,6 +110,8 @@ struct WgmmaTileD64 {
     // 32x32x512 causal 167.9 -> 166.2 (rung 9's short tile runs that point, and keeps one loop:
     // WgmmaWsD64Short).
     static constexpr bool kUnmaskedLoop = true;
+    // Each exponent's FFMA fused with its MUFU (online_softmax_tile's kArgsFirst = false).
+    static constexpr bool kExpArgsFirst = false;
 };
 
 template <typename T_>
@@ -147,6 +151,8 @@ struct WgmmaTileD256 {
     // 33 call 3, 2x16x8192x256, non-causal / causal: rung 7 +1.7 / +4.1 %, rung 9 -1.1 / -0.4 %;
     // rung 9 is the better of the two there), so it stays off.
     static constexpr bool kUnmaskedLoop = false;
+    // Each exponent's FFMA fused with its MUFU (online_softmax_tile's kArgsFirst = false).
+    static constexpr bool kExpArgsFirst = false;
 };
 
 // ---- Traits ----

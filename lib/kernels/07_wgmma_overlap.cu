@@ -231,6 +231,11 @@
 //     wait on NANOSLEEP.SYNCS, as FA4's do): 0.984-1.013x, mean 0.999, FP8 -0.6 to -1.7 %. The
 //     producer's polls take issue slots ncu counts and cost no time measured (session 17's finding at
 //     512 keys, now at 8k-16k).
+//   - every exponent's argument computed before the P·V wait, as FA4 has them (ffma_first.patch,
+//     call E; online_softmax_tile's kArgsFirst): 0.963-1.015x on rungs 7 and 9, geometric mean 0.993;
+//     -0.4 to -3.7 % on the 160-key tile non-causal (level causal), -0.8 to -1.5 % at head_dim 64,
+//     +0.6 to +1.5 % on rung 9's 128-key causal tile, which keeps it (09_wgmma_persistent.cu). This
+//     rung's tiles keep the fused FFMA + MUFU.
 // Packing P(t+1) group by group right after its exponentials (in source order) left ptxas's
 // schedule as it was, the F2FPs still in runs of three at the end: not timed.
 //

@@ -269,6 +269,16 @@
 // (WgmmaWsD64Short: 32x32x512x64 causal 250.4 -> 247.0 with it). Call 4c, issue #10's grid with FA4
 // and cuDNN: 1x32x16384x64 550.0 against FA4's 554.3 (0.992; session 31: 0.969), 2x32x8192x64
 // 543.7 against 543.0.
+//
+// Session 36 (results/nvidia-h200/session36/, an H200): the 128-key head_dim-128 tile (PersistentD128,
+// this rung's causal tile from 2,048 rows on) computes every exponent's argument before the P·V wait
+// (online_softmax_tile's kArgsFirst), the split FA4's sm90 loop has (its SASS, compiled without a GPU:
+// scripts/fa4_sass.py): all 64 FFMAs of a trip in the block before the midpoint's wait, only MUFU,
+// the row sum, O's rescale and the packing after it, the same instructions. Call E (three rounds,
+// against the committed build; GPU tests and compute-sanitizer on that build): causal +0.6 to +1.5 %
+// (PersistentD128's comment has the rows). Not yet measured on the H100 or with the peers in the grid.
+// On the 160-key tile the same change measured -0.4 to -3.7 % non-causal and at head_dim 64 -0.8 to
+// -1.5 %, so those tiles keep the fused FFMA + MUFU.
 
 #include <cstdint>
 #include <vector>
@@ -339,6 +349,11 @@ struct PersistentD128 : wgmma::WgmmaWsD128<T> {
     // this tile's loop anew and it measured -1.2 % causal at 4x16x8192x128 and 1x16x16384x128, in
     // two calls (session 31 calls 1-2; wgmma_steps.cuh's online_softmax_tile has the rest).
     static constexpr bool kNegInfStart = true;
+    // The exponents' arguments before the P·V wait, as FA4's loop has them (online_softmax_tile's
+    // kArgsFirst; session 36 call E, an H200, three rounds): causal 1x16x16384 622.4 -> 626.1,
+    // 2x16x8192 594.8 -> 603.6, 4x16x4096 551.0 -> 558.7, 8x16x2048 494.8 -> 498.0 TFLOP/s (+0.6 to
+    // +1.5 %). On the 160-key tile (rungs 7 and 9 non-causal) the same change measured -0.4 to -3.7 %.
+    static constexpr bool kExpArgsFirst = true;
 };
 
 // Head_dim 256 with 64-key tiles (Q 64 KB + 2 x (K 32 + V 32) KB = 192 KB): room for O's staging
