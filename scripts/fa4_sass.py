@@ -20,13 +20,14 @@ a missing package or tool one line saying what to install, exit status 1.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from peer_backends.fa4 import FlashAttention4
 
 HEAD_DIMS = (64, 96, 128, 192, 256)  # what FA4 4.0's forward instantiates
 DTYPES = {"BFloat16": "bfloat16", "Float16": "float16"}
@@ -74,17 +75,11 @@ def check(args: argparse.Namespace) -> None:
 
 
 def missing_requirement(cuobjdump: str) -> str:
-    """What is not installed, as one line; empty when everything is."""
-    for module, hint in (("torch", "pip install torch (a CPU build is enough)"),
-                         ("flash_attn.cute", "pip install flash-attn-4"),
-                         ("cutlass", "pip install nvidia-cutlass-dsl (with pip --target DIR, put DIR and "
-                                     "DIR/nvidia_cutlass_dsl/dsl_packages on PYTHONPATH)")):
-        try:
-            found = importlib.util.find_spec(module) is not None
-        except ModuleNotFoundError:
-            found = False
-        if not found:
-            return f"{module} is not importable: {hint}"
+    """What is not installed, as one line; empty when everything is. The packages are peers.py's FA4
+    backend's (peer_backends/fa4.py says what each is and how to install it)."""
+    missing = FlashAttention4().unavailable()
+    if missing:
+        return missing
     if not shutil.which(cuobjdump):
         return f"{cuobjdump} not found: pass --cuobjdump, or install the CUDA toolkit (or pip install nvidia-cuda-cuobjdump)"
     return ""

@@ -40,8 +40,8 @@ def test_a_missing_package_is_one_line_and_exit_1(tmp_path, monkeypatch, capsys)
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "flash_attn.cute" else object())
     monkeypatch.setattr(fa4_sass.shutil, "which", lambda tool: "/bin/" + tool)
     assert fa4_sass.main(["--out", str(tmp_path / "o")]) == 1
-    assert capsys.readouterr().err.strip() == ("fa4_sass.py: flash_attn.cute is not importable: "
-                                               "pip install flash-attn-4")
+    assert capsys.readouterr().err.strip() == ("fa4_sass.py: flash_attn.cute is not importable "
+                                               "(pip install flash-attn-4)")
     assert not (tmp_path / "o").exists()
 
 
