@@ -204,7 +204,8 @@ __device__ __forceinline__ bool mbarrier_test_wait_parity(uint32_t bar, uint32_t
 // changed neither instruction counts nor times of rungs 4 and 7-9 (session 17 call 1, at 512 keys).
 // At 8k-16k keys the producer's empty-slot waits do poll (rung 7 at 2x16x8192x128: ~22 M TRYWAITs,
 // FA4's sleeping waits 0.6 M), yet the hint (ptxas: a failed wait sleeps on NANOSLEEP.SYNCS) measured
-// level again on rungs 7-9 and -0.6 to -1.7 % on rung 8 (session 36 call D, an H200).
+// level again on rungs 7-9 and -0.6 to -1.7 % on rung 8 (session 36 call D, an H200). On the
+// producer's empty-slot waits alone (rungs 6, 7, 9): 0.9985x (session 37 call F).
 __device__ __forceinline__ bool mbarrier_try_wait_parity(uint32_t bar, uint32_t parity) {
     uint32_t done;
     asm volatile(

@@ -175,6 +175,9 @@ __device__ __forceinline__ void mask_tile(float (&s)[kAccS], int pos0, int pos1,
 // accumulator layout; the row's max is that over the 4 lanes sharing it (lane / 4 equal):
 // quad_max, which online_softmax_tile issues per row beside what it does with it (moving both
 // rows' shuffles ahead of its per-row work changed the SASS of every Hopper rung).
+// One chain a row: the same loop with two or four independent chains a row (FA4's has three) left
+// rung 7's 160-key loop and the head_dim-64 tiles' unmasked loop byte-identical (session 37: ptxas
+// re-forms the reduction), so it was not timed.
 // Each row's chain starts at its first pair, not at -inf: fmaxf(-inf, x) is not folded (x may be
 // NaN), so a -inf start cost one FMNMX per row and tile. kNegInfStart: the -inf start (the
 // schedule rung 8 and rung 9's 128-key head_dim-128 tile were measured with; online_softmax_tile).

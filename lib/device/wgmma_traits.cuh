@@ -54,7 +54,10 @@ struct WgmmaTileD128 {
     // 64 key columns (session 11 calls 9-10: +1-3 % against after them all, 2x16x8192x128 rung 9
     // 629 -> 646; before them all, -2 to -5 %).
     static constexpr int kPvWaitColumn = 64;
-    // The eager row max (wgmma_steps.cuh's online_softmax_tile without kLazyMax).
+    // The eager row max (wgmma_steps.cuh's online_softmax_tile without kLazyMax). The lazy one, here
+    // and at head_dim 64, measured 0.960-0.991x on rungs 7 and 9 (session 37 call D, an H200, three
+    // rounds: rung 7 1x16x16384 660.0 -> 633.8, rung 9 2x16x8192 635.1 -> 620.2): the vote's branch
+    // ends the softmax's basic block, and O's 64 FMULs it skips were hidden between the MUFUs.
     static constexpr bool kLazyMax = false;
     // The running max from kRowMaxStart, without -inf guards (online_softmax_tile's kNegInfStart,
     // which has the numbers; rung 9's 128-key tile at this head_dim keeps the guards).
@@ -89,7 +92,9 @@ struct WgmmaTileD64 {
     // (65536 / 384 rounded down to 8) hold O 32 + S 64 + P 32 (150 used); each K/V tile feeds
     // 1.5x the rows of 2 warpgroups, and in rungs 6-7 two softmaxes hide behind the third's GEMMs.
     static constexpr int kConsumerWarpgroups = 3;
-    static constexpr int kBlockN = 128;  // as at head_dim 128
+    // As at head_dim 128. 144 keys (S 72 + P 36 + O 32 fp32 a thread) does not fit the 160 registers
+    // of three consumer warpgroups: ptxas spilled 160 bytes and serialized the wgmmas (session 37).
+    static constexpr int kBlockN = 128;
     // Q 24 KB + 4 x (16 + 16) KB = 152 KB: 1 CTA per SM either way (registers). 5 stages (184 KB;
     // rung 9 208 KB) measured level on rung 7 (-0.8 to +1.4 %) and -1.7 to -2.7 % on rung 9
     // (session 14 call 8: 4x32x4096 ... 1x32x16384, causal and not, three rounds).
@@ -99,7 +104,7 @@ struct WgmmaTileD64 {
     // SXM, three rounds, d64 at 2k-16k keys): after 32 columns -0.5 to -4.0 %, after 64 -0.4 to
     // -5.6 % (rung 7 2x32x8192 524.3 -> 515.1 / 506.5), so the earliest wait stays.
     static constexpr int kPvWaitColumn = 0;
-    static constexpr bool kLazyMax = false;
+    static constexpr bool kLazyMax = false;  // the lazy max: -0.9 to -2.6 % here (WgmmaTileD128's comment)
     static constexpr bool kNegInfStart = false;  // as at head_dim 128
     // Rungs 7 and 9: the tiles that need no mask in a key loop of their own, without the mask test
     // (overlap_schedule.cuh): that loop's trip is 409 SASS instructions against the one loop's 551

@@ -142,6 +142,8 @@
 // 712.6; 16,384 742.3 -> 755.8, 738.5 -> 746.3 (+1.1 to +4.9 %); GPU tests pass. Head_dim 128 and
 // 64 keep the eager max: there the rescale's FMULs sit between the exponentials after the P·V
 // wait (overlap_schedule.cuh) and cost no issue slots, and a vote would split that basic block.
+// Measured in session 37 (call D, an H200, three rounds; results/nvidia-h200/session37/
+// lazy_max.patch): 0.960-0.991x on rungs 7 and 9 at head_dim 128 and 64, every row slower.
 //
 // Instances (ptxas, CUDA 13.0, -O3, sm_90a; 0-byte stack frame, no spills, no LDL/STL):
 //   dtype      D    M x N x threads (+128 launched)  stages  smem (B)   regs (entry/producer/consumer)
@@ -238,6 +240,18 @@
 //     rung's tiles keep the fused FFMA + MUFU.
 // Packing P(t+1) group by group right after its exponentials (in source order) left ptxas's
 // schedule as it was, the F2FPs still in runs of three at the end: not timed.
+//
+// Session 37 (results/nvidia-h200/session37/, an H200): issue #10's grid on session 36's kernels,
+// 30 of 38 points at the bar; the misses are FA4's, head_dim 128 non-causal from 4,096 rows
+// (0.971-0.997x) and head_dim 64 at 8k-16k (0.982-0.999x). At 1x32x16384x64 under ncu (call E) rung
+// 9 takes 1.8 % more cycles than FA4 with the same softmax instructions and waits longer for the
+// issue token (9.0 % of stall samples against 5.2 %), as here at head_dim 128. Measured and not kept
+// (three rounds each against the committed build): the lazy row max at head_dim 128 and 64 (above);
+// the producer's empty-slot waits with FA4's suspend-time hint (producer_sleep.patch: 0.984-1.008x,
+// mean 0.9985; its ~32 M polls at that point cost no time); this rung's 128-key tile for long
+// non-causal rows (--n_block_size 128: 3.1-6.2 % below 160 keys, 1x16x16384 621.9 against 660.3).
+// Not run: the row max in two or four independent chains a row (FA4's loop has three): ptxas
+// re-forms the reduction, and the 160-key loop came out byte-identical.
 //
 // Not kept (session 21 call 7, results/nvidia-h100-80gb-hbm3/session21/bf16_qreg.patch; H100 SXM,
 // bf16, default timing rule, two rounds): rung 8's Q in registers (S = Q·Kᵀ as wgmma RS, so the S

@@ -347,7 +347,9 @@ struct PersistentD128 : wgmma::WgmmaWsD128<T> {
     static constexpr int kStages = 2;
     // The running max from -inf with its guards, as before session 31: without them ptxas scheduled
     // this tile's loop anew and it measured -1.2 % causal at 4x16x8192x128 and 1x16x16384x128, in
-    // two calls (session 31 calls 1-2; wgmma_steps.cuh's online_softmax_tile has the rest).
+    // two calls (session 31 calls 1-2; wgmma_steps.cuh's online_softmax_tile has the rest). With
+    // kExpArgsFirst below, the finite start measured level: 1.0027x and 1.0035x in two calls (session
+    // 37 calls C and E, an H200, three rounds; causal 4x16x4096 +1.8 %, 8x16x2048 -1.4 %).
     static constexpr bool kNegInfStart = true;
     // The exponents' arguments before the P·V wait, as FA4's loop has them (online_softmax_tile's
     // kArgsFirst; session 36 call E, an H200, three rounds): causal 1x16x16384 622.4 -> 626.1,
@@ -656,7 +658,9 @@ bool short_causal(const KernelInfo&, const KernelInstance&, const ProblemShape& 
 constexpr DefaultRule kShortCausal{&short_causal, "causal, seqlen_q and seqlen_k <= 1024"};
 
 // Where the 160-key head_dim-128 tile replaces the 128-key one: non-causal, at least 2,048 query and
-// key rows (session 17 call 5).
+// key rows (session 17 call 5). Again with the 128-key tile's exponent arguments first (session 37
+// call C, an H200, three rounds, 128 -> 160 keys): 2x16x8192 613.8 -> 634.5, 1x16x16384 625.2 ->
+// 648.9, 4x16x4096 595.7 -> 618.8, 4x16x8192 623.9 -> 642.9.
 bool long_non_causal(const KernelInfo&, const KernelInstance&, const ProblemShape& p) {
     return !p.causal && p.seqlen_q >= 2048 && p.seqlen_k >= 2048;
 }
