@@ -12,7 +12,8 @@
 //       static constexpr int kPvWaitColumn = 64;      // rungs 7, 9: where the softmax waits for P·V
 //       static constexpr bool kIssueToken = true;     // rungs 6, 7, 9: warpgroups take turns issuing
 //   };
-// (and the softmax's switches kLazyMax, kNegInfStart, kExpArgsFirst: wgmma_steps.cuh; kUnmaskedLoop: overlap_schedule.cuh)
+// (and the softmax's switches kLazyMax, kNegInfStart, kExpArgsFirst: wgmma_steps.cuh; kUnmaskedLoop:
+// overlap_schedule.cuh)
 //
 // (rungs 6-7 add their setmaxnreg budgets: device/wgmma_ws_kernel.cuh). Each rung's traits derive
 // from TileTraits<Config> and add how consumers release a ring slot (rung 5: a counter per slot,
