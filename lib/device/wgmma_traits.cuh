@@ -10,7 +10,6 @@
 //       static constexpr int kBlockN = 128;           // keys per ring slot
 //       static constexpr int kStages = 3;             // K/V ring depth
 //       static constexpr int kPvWaitColumn = 64;      // rungs 7, 9: where the softmax waits for P·V
-//       static constexpr bool kIssueToken = true;     // rungs 6, 7, 9: warpgroups take turns issuing
 //   };
 // (and the softmax's switches kLazyMax, kNegInfStart, kExpArgsFirst: wgmma_steps.cuh; kUnmaskedLoop:
 // overlap_schedule.cuh)
@@ -71,9 +70,6 @@ struct WgmmaTileD128 {
     static constexpr bool kUnmaskedLoop = false;
     // Each exponent's FFMA fused with its MUFU (online_softmax_tile's kArgsFirst = false).
     static constexpr bool kExpArgsFirst = false;
-    // Rungs 6, 7 and 9: the consumer warpgroups take turns issuing their GEMMs (the issue token,
-    // wgmma_ws_kernel.cuh's WsConsumer::wait_turn / pass_turn).
-    static constexpr bool kIssueToken = true;
 };
 
 // Head_dim 128 with 160 keys, rung 7's tile for long problems (issue #10; the rule that picks it:
@@ -123,7 +119,6 @@ struct WgmmaTileD64 {
     static constexpr bool kUnmaskedLoop = true;
     // Each exponent's FFMA fused with its MUFU (online_softmax_tile's kArgsFirst = false).
     static constexpr bool kExpArgsFirst = false;
-    static constexpr bool kIssueToken = true;  // as at head_dim 128
 };
 
 template <typename T_>
@@ -165,11 +160,11 @@ struct WgmmaTileD256 {
     static constexpr bool kUnmaskedLoop = false;
     // Each exponent's FFMA fused with its MUFU (online_softmax_tile's kArgsFirst = false).
     static constexpr bool kExpArgsFirst = false;
-    // The issue token as at head_dim 128. FA3's rule (bf16 with intra-warpgroup overlap) orders the
-    // warpgroups' GEMMs only up to head_dim 128, and FA4's sm90 loop at 256 (128 x 80, 2 stages, as
-    // here) has no named barrier (its SASS, scripts/fa4_sass.py, session 37). Without it here:
-    // results/nvidia-h200/session37/d256_no_token.patch, prepared, not yet measured.
-    static constexpr bool kIssueToken = true;
+    // The consumer warpgroups take turns issuing (the issue token, wgmma_ws_kernel.cuh) as at head_dim
+    // 128. FA3's rule (bf16 with intra-warpgroup overlap) orders the warpgroups' GEMMs only up to
+    // head_dim 128, and FA4's sm90 loop at 256 (128 x 80, 2 stages, as here) has no named barrier
+    // (its SASS, scripts/fa4_sass.py, session 37). Without it: results/nvidia-h200/session37/
+    // d256_no_token.patch (a kIssueToken trait, off here), prepared, not yet measured.
 };
 
 // ---- Traits ----

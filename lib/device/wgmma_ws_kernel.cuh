@@ -74,8 +74,6 @@ struct WsTraits : TileTraits<Config> {
     // registers. One (the 64-row decode tile, WgmmaWsD128Decode) has nobody to alternate with:
     // its token calls compile to nothing, and it keeps the launch's registers.
     static constexpr bool kPingPong = Tile::kConsumerWarpgroups >= 2;
-    // The issue token itself, where the tile asks for it (Config::kIssueToken).
-    static constexpr bool kIssueToken = kPingPong && Config::kIssueToken;
 
     static_assert(Tile::kOffRelease % 8 == 0, "mbarriers are 8-byte aligned");
     static_assert(kSmemBytes <= 227 * 1024, "fits sm_90's 227 KiB opt-in shared memory per block");
@@ -236,16 +234,16 @@ struct WsConsumer : ConsumerThread<Tr> {
 
     // The token: 256 threads per named barrier, this warpgroup's 128 syncing and its
     // predecessor's 128 arriving.
-    // With one consumer warpgroup, or a tile without it, there is no token (WsTraits::kIssueToken).
+    // With one consumer warpgroup there is no token (WsTraits::kPingPong).
     __device__ __forceinline__ void wait_turn() const {
-        if constexpr (Tr::kIssueToken) hopper::named_barrier_sync(my_turn, 256);
+        if constexpr (Tr::kPingPong) hopper::named_barrier_sync(my_turn, 256);
     }
     __device__ __forceinline__ void pass_turn() const {
-        if constexpr (Tr::kIssueToken) hopper::named_barrier_arrive(next_turn, 256);
+        if constexpr (Tr::kPingPong) hopper::named_barrier_arrive(next_turn, 256);
     }
     // The last warpgroup's arrival on warpgroup 0's barrier before its own batch 0: the token's start.
     __device__ __forceinline__ void start_token() const {
-        if constexpr (Tr::kIssueToken)
+        if constexpr (Tr::kPingPong)
             if (last_wg && !token_live) hopper::named_barrier_arrive(Tr::kSchedBar, 256);
     }
 

@@ -543,8 +543,7 @@ __global__ void __launch_bounds__(Tr::kLaunchThreads, 1)
                 // The last warpgroup's pass after its last batch: warpgroup 0 takes it, so every
                 // named barrier ends with as many syncs as arrivals.
                 const wgmma::ConsumerThread<Tr> ct(tid - 128);
-                if constexpr (Tr::kIssueToken)
-                    if (started && ct.wg == 0) hopper::named_barrier_sync(Tr::kSchedBar, 256);
+                if (started && ct.wg == 0) hopper::named_barrier_sync(Tr::kSchedBar, 256);
                 break;
             }
             // The token is kept between tiles: warpgroup 0 may start tile i+1 while the last
