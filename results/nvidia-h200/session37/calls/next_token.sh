@@ -4,7 +4,7 @@
 #      S(t+1)'s issue instead of after P(t)·V(t)'s. Call E's ncu at 1x32x16384x64 put 8.6 % of rung 9's
 #      stall samples on the two token lines (FA4: 4.7 %); passed before the P·V issue, the next
 #      warpgroup's S may enter the tensor pipe ahead of this one's P·V.
-#  nt  (d256_no_token.patch: WgmmaTileD256::kIssueToken = false; rungs 6, 7, 9 at head_dim 256): no
+#  nt  (d256_no_token.patch: a kIssueToken tile trait, off at head_dim 256; rungs 6, 7, 9 there): no
 #      token at head_dim 256, FA3's rule for bf16 with intra-warpgroup overlap and FA4's sm90 loop
 #      there (its SASS has no named barrier). Issue #10 asks 1.05x at the long head_dim-256 rows
 #      (1.015-1.050x in calls A-B).
