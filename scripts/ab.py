@@ -63,6 +63,13 @@ VERSUS_COLUMNS = ("build",) + SHAPE_KEY + ("numerator", "numerator_tflops", "den
                                            "ratio")
 
 
+def tflops_text(x: float) -> str:
+    """TFLOP/s as the summary prints it: one decimal from 100 up, four significant digits below, so
+    a decode row's 4.2 TFLOP/s reads 4.241 and a 1 % change shows (session 38's decode A/B, where one
+    decimal left 4.2 against 4.1 for builds 1.3 % apart)."""
+    return f"{x:.1f}" if x >= 100 else f"{x:#.4g}"
+
+
 class BadInput(Exception):
     """One line for the user; exit status 2."""
 
@@ -145,9 +152,9 @@ def summarize(rows: dict[str, list[dict[str, str]]], base: str | None) -> list[d
             **dict(zip(ROW_KEY, key)),
             "build": tag,
             "rounds": str(len(group)),
-            "tflops_median": f"{median:.1f}",
+            "tflops_median": tflops_text(median),
             "ratio_to_base": f"{median / base_median:.4f}" if base_median else "",
-            "tflops": " ".join(f"{float(r['tflops']):.1f}" for r in group),
+            "tflops": " ".join(tflops_text(float(r["tflops"])) for r in group),
             "sm_clock_mean_mhz": " ".join(r.get("sm_clock_mean_mhz", "")[:4] or "-" for r in group),
             "check": " ".join(sorted({r.get("check", "") or "-" for r in group})),
         })
@@ -198,9 +205,9 @@ def versus(summary: list[dict[str, str]], num: list[Selector], den: list[Selecto
         a, b = float(top["tflops_median"]), float(bottom["tflops_median"])
         lines.append({"build": build, **dict(zip(SHAPE_KEY, shape)),
                       "numerator": f"{top['kernel']}@{top['dtype']} {top['m_block_size']}x{top['n_block_size']}",
-                      "numerator_tflops": f"{a:.1f}",
+                      "numerator_tflops": tflops_text(a),
                       "denominator": f"{bottom['kernel']}@{bottom['dtype']} {bottom['m_block_size']}x{bottom['n_block_size']}",
-                      "denominator_tflops": f"{b:.1f}", "ratio": f"{a / b:.3f}" if b > 0 else ""})
+                      "denominator_tflops": tflops_text(b), "ratio": f"{a / b:.3f}" if b > 0 else ""})
     return lines
 
 

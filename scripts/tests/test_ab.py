@@ -71,7 +71,7 @@ def test_rounds_rotate_the_builds_and_check_only_the_first(tmp_path, calls, caps
     rows = {(r["head_dim"], r["build"]): r for r in summary_rows(out)}
     # base's runs at head_dim 64 are its 1st, 3rd and 5th calls: 100, 90, 110 -> median 100.
     assert rows[("64", "base")]["tflops_median"] == "100.0"
-    assert rows[("64", "base")]["tflops"] == "100.0 90.0 110.0"
+    assert rows[("64", "base")]["tflops"] == "100.0 90.00 110.0"
     assert rows[("64", "try")]["tflops_median"] == "105.0"
     assert rows[("64", "try")]["ratio_to_base"] == "1.0500"
     assert rows[("64", "third")]["ratio_to_base"] == "0.5000"
@@ -182,3 +182,10 @@ def test_one_build_runs_with_versus_only(tmp_path, calls, capsys):
     assert rc == 0 and len(calls.read_text().splitlines()) == 2
     assert [r["rounds"] for r in summary_rows(out)] == ["2"]
     assert (out / "ab_versus.csv").exists()
+
+
+@pytest.mark.parametrize("value, text", [(672.71, "672.7"), (100.0, "100.0"), (1000.0, "1000.0"),
+                                         (99.996, "100.0"), (90.0, "90.00"), (65.04, "65.04"), (4.2413, "4.241")])
+def test_tflops_text_keeps_four_significant_digits_below_100(value, text):
+    # Decode rows run at single-digit TFLOP/s: one decimal would hide a 1 % difference between builds.
+    assert ab.tflops_text(value) == text
