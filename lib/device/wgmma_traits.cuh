@@ -163,8 +163,11 @@ struct WgmmaTileD256 {
     // The consumer warpgroups take turns issuing (the issue token, wgmma_ws_kernel.cuh) as at head_dim
     // 128. FA3's rule (bf16 with intra-warpgroup overlap) orders the warpgroups' GEMMs only up to
     // head_dim 128, and FA4's sm90 loop at 256 (128 x 80, 2 stages, as here) has no named barrier
-    // (its SASS, scripts/fa4_sass.py, session 37). Without it: results/nvidia-h200/session37/
-    // d256_no_token.patch (a kIssueToken trait, off here), prepared, not yet measured.
+    // (its SASS, scripts/fa4_sass.py, session 37). Without it (session37/d256_no_token.patch, a
+    // kIssueToken trait off here; session 38 call A, an H200, three rounds against the build with it):
+    // rung 7 non-causal 0.975-0.978x (1x16x16384 748.2 -> 731.9 TFLOP/s, at 1,575 against 1,615 MHz:
+    // the two warpgroups' GEMMs interleaved draw more power at the 700 W cap), rung 9 0.990x, causal
+    // 0.968-1.026x. The token stays.
 };
 
 // ---- Traits ----

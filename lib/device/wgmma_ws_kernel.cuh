@@ -149,7 +149,13 @@ struct WgmmaWsD64Short : WgmmaTileD64<T_> {
 // cycle per SM), 132 us over the CTA's 64 tiles at 100 % of the tensor pipe, against 183 us to
 // read its K and V at 2.93 TB/s: at ~70 % tensor efficiency the two meet. 64 rows halve it.
 // FA3 makes the same choice (one MMA warpgroup when seqlen_q x heads per K/V head <= 64). Same
-// key tile and ring as WgmmaTileD128: Q 16 KB + 3 x (32 + 32) KB = 208 KB.
+// key tile and ring as WgmmaTileD128: Q 16 KB + 3 x (32 + 32) KB = 208 KB. Smaller ring slots, so
+// that a slot frees after less consumer work (64 keys x 6 stages, 80 x 5), measured 0.987x and
+// 0.990x at the decode anchors (session 38 call G, an H200). There this tile reads the KV cache at
+// 0.90-0.94x cuDNN's rate (README: Decode on the H200): cuDNN's sm80 decode kernel (4 warps, two
+// CTAs an SM) keeps the DRAM 94 % busy against this tile's 89 %, with 11 % of tensor-pipe time
+// against 28 % (the 63 empty rows of this tile's 64 at one query row), so at the 700 W cap it also
+// keeps a higher clock (1,980 against 1,740 MHz at 64x32x1x8192).
 template <typename T_>
 struct WgmmaWsD128Decode : WgmmaTileD128<T_> {
     static constexpr int kConsumerWarpgroups = 1;

@@ -60,6 +60,11 @@ cudaError_t splitkv_combine(const FwdParams& prm, cudaStream_t stream);
 // (model: 15.67 tile times instead of 16, +2.1 %). Rungs 7 and 9 at d128 / d256 from 4,096 keys,
 // rung 8 at 1x16x16384x256: -1.1 to +1.2 %, level; a non-persistent grid's waves are not in
 // lock-step (its CTAs end at different times), so a tail of half a wave is already partly filled.
+// And at the power cap the idle SMs' power goes to the others' clock (session 38 call B, an H200,
+// rungs 7 and 9 at 1xHx8192x8192): per GHz the 2,048 tiles of H = 32 do 2-3 % less than the 2,112
+// of H = 33 (rung 9 at head_dim 128 386-388 against 398-400 TFLOP/s per GHz), but they ran at
+// 1,650-1,674 MHz against 1,606-1,614, and rung 9's TFLOP/s came out level (640-646 against
+// 639-646); rung 7 kept less of it (623-631 against 647-656).
 struct TailSplit {
     int tiles = 0;   // the grid's last `tiles` tiles are split (0: off)
     int splits = 1;  // CTAs per split tile

@@ -253,6 +253,13 @@
 // Not run: the row max in two or four independent chains a row (FA4's loop has three): ptxas
 // re-forms the reduction, and the 160-key loop came out byte-identical.
 //
+// Session 38 (results/nvidia-h200/session38/ call A, an H200, three rounds against the committed
+// build): the token handed on right after S(t+1)'s issue, before P(t)·V(t)'s (session37/
+// token_after_s.patch, through overlap_schedule.cuh; aimed at the token waits above): 0.9959x over
+// 28 rows; head_dim 128 non-causal 0.979-0.992x (rung 7 1x16x16384 672.7 -> 658.6, 2x16x8192 649.5
+// -> 639.6), head_dim 64 0.987-0.997x, head_dim 256 level. Not kept: the token stays after the
+// P·V issue, where FA4 passes it too.
+//
 // Not kept (session 21 call 7, results/nvidia-h100-80gb-hbm3/session21/bf16_qreg.patch; H100 SXM,
 // bf16, default timing rule, two rounds): rung 8's Q in registers (S = Q·Kᵀ as wgmma RS, so the S
 // GEMM reads only K from shared memory: 64 instead of 96 B per tensor-core cycle) on rungs 6, 7
