@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Prepared in session 38, not run (the device time left could not start a machine): does an
-# sm80-style CTA (cuDNN's decode kernel is one: call F) read the KV cache faster here? Rung 3 (`mma`: mma.sync, cp.async, 64x64x128 at 80 KiB, two CTAs an SM, split-KV and
-# packed GQA) at the decode anchors beside rung 7's decode tile, one pass. HEAD's device code.
+# sm80-style CTA (cuDNN's decode kernel is one: call F) read the KV cache faster here? Rung 3
+# (`mma`: mma.sync, cp.async, 64x64x128 at 80 KiB, two CTAs an SM, split-KV and packed GQA) at the
+# decode anchors beside rung 7's decode tile, one pass. HEAD's device code. A fresh machine, carry
+# [".exp/s36g.tar.xz"], ~60 s.
 set -uo pipefail
 tar -xJf .exp/s36g.tar.xz -C /tmp; N=/tmp/s36g/fa-bench
 $N --kernel wgmma_ws --iterations 300 --skip_ref_check > /dev/null 2>&1  # warm-up
