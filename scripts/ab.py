@@ -144,9 +144,22 @@ def summarize(rows: dict[str, list[dict[str, str]]], base: str | None) -> list[d
         for row in tag_rows:
             groups[(tuple(row.get(c, "") for c in ROW_KEY), tag)].append(row)
     medians = {key: statistics.median(float(r["tflops"]) for r in group) for key, group in groups.items()}
+    # A build that changes the tile a kernel runs by default (session 38's decode ring: 64 x 128 ->
+    # 64 x 64) has no row of the base's tile. Where each side ran exactly one tile of that kernel on
+    # that problem, those two rows pair; where either ran several (a tile sweep), only equal tiles do.
+    tiles = collections.defaultdict(set)  # (ROW_KEY less its last two columns, the tile; build) -> keys
+    for key, tag in groups:
+        tiles[(key[:-2], tag)].add(key)
+
+    def base_median_of(key, tag):
+        if (key, base) in medians:
+            return medians[(key, base)]
+        mine, theirs = tiles[(key[:-2], tag)], tiles.get((key[:-2], base), set())
+        return medians[(next(iter(theirs)), base)] if len(mine) == 1 and len(theirs) == 1 else None
+
     summary = []
     for (key, tag), group in sorted(groups.items(), key=lambda item: (item[0][0], item[0][1] != base, item[0][1])):
-        base_median = medians.get((key, base))
+        base_median = base_median_of(key, tag)
         median = medians[(key, tag)]
         summary.append({
             **dict(zip(ROW_KEY, key)),

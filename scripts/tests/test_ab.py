@@ -189,3 +189,20 @@ def test_one_build_runs_with_versus_only(tmp_path, calls, capsys):
 def test_tflops_text_keeps_four_significant_digits_below_100(value, text):
     # Decode rows run at single-digit TFLOP/s: one decimal would hide a 1 % difference between builds.
     assert ab.tflops_text(value) == text
+
+
+def _row(head_dim, tile, tflops):
+    row = {c: "1" for c in ab.ROW_KEY}
+    row.update(kernel="wgmma_overlap", dtype="BFloat16", head_dim=head_dim, m_block_size=tile[0],
+               n_block_size=tile[1], tflops=str(tflops))
+    return row
+
+
+def test_a_build_that_changes_the_tile_pairs_with_the_base_only_one_to_one():
+    rows = {"base": [_row("128", ("64", "128"), 4.2), _row("64", ("64", "128"), 10.0), _row("64", ("128", "128"), 12.0)],
+            "try": [_row("128", ("64", "64"), 4.158), _row("64", ("64", "64"), 11.0)]}
+    summary = {(s["head_dim"], s["build"]): s for s in ab.summarize(rows, "base")}
+    # One tile on each side at head_dim 128: they pair (4.158 / 4.2).
+    assert summary[("128", "try")]["ratio_to_base"] == "0.9900"
+    # The base swept two tiles at head_dim 64: no tile of its is the try build's, so no ratio.
+    assert summary[("64", "try")]["ratio_to_base"] == ""
