@@ -628,15 +628,21 @@ def decode_shapes(data: pd.DataFrame, kind: str) -> pd.DataFrame:
 def decode_table_markdown(data: pd.DataFrame, order: KernelOrder, ceiling: tuple[float, str], kind: str) -> str:
     """| B×H×Sq×Sk×D | H_kv | best fa-bench | its GB/s and % of copy | best peer | its GB/s and % of copy |
     fa-bench / peer | per decode shape, then the ceiling's value and source. '—' where a side has no
-    timed row."""
+    timed row. Where the rows carry the mean SM clock (sm_clock_mean_mhz), each side's clock follows
+    its % of copy: at a power cap a decode row's read rate and its clock move together (session 38,
+    H200: rung 7 at 1,740 MHz against cuDNN's 1,980 at 64×32×1×8192)."""
     rows = with_gbs(decode_shapes(data, kind))
     if rows.empty:
         what = "the anchors' decode shapes" if kind == "anchors" else "shapes with seqlen_q < seqlen_k"
         raise DataError(f"decode table: no timed rows of {what} (run scripts/sweep.sh --grid decode)")
     ceiling_gbs, ceiling_source = ceiling
-    header = ["B×H×Sq×Sk×D", "H_kv", "best fa-bench", "fa-bench GB/s", "fa-bench % of copy", "best peer",
-              "peer GB/s", "peer % of copy", "fa-bench / peer"]
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * 3 + ["--:"] * 2 + ["---"] + ["--:"] * 3) + "|"]
+    clocks = pd.to_numeric(rows["sm_clock_mean_mhz"], errors="coerce") if "sm_clock_mean_mhz" in rows else None
+    show_clock = clocks is not None and bool(clocks.notna().any())
+    side_columns = ["GB/s", "% of copy", *(["MHz"] if show_clock else [])]
+    header = ["B×H×Sq×Sk×D", "H_kv", "best fa-bench", *[f"fa-bench {c}" for c in side_columns], "best peer",
+              *[f"peer {c}" for c in side_columns], "fa-bench / peer"]
+    numbers = ["--:"] * len(side_columns)
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * 3 + numbers + ["---"] + numbers + ["--:"]) + "|"]
     keys = ["batch_size", "num_head", "seqlen_q", "seqlen_k", "head_dim", "num_head_kv"]
 
     def line_order(item):  # anchors in peers.py's order, else by shape; MHA before GQA
@@ -648,9 +654,13 @@ def decode_table_markdown(data: pd.DataFrame, order: KernelOrder, ceiling: tuple
 
         def best(side):
             if side.empty:
-                return ["—", "—", "—"], None
-            row = side.loc[side["gbs"].idxmax()]
-            return [row["kernel"], f"{row['gbs']:,.0f}", f"{100 * row['gbs'] / ceiling_gbs:.1f}%"], row["gbs"]
+                return ["—"] * (2 + len(side_columns)), None
+            at = side["gbs"].idxmax()
+            row = side.loc[at]
+            cells = [row["kernel"], f"{row['gbs']:,.0f}", f"{100 * row['gbs'] / ceiling_gbs:.1f}%"]
+            if show_clock:
+                cells.append("—" if pd.isna(clocks[at]) else f"{clocks[at]:,.0f}")
+            return cells, row["gbs"]
         ours, our_gbs = best(shape[shape["kernel"].isin(order.rungs)])
         theirs, their_gbs = best(shape[shape["kernel"].map(order.is_peer)])
         ratio = f"{our_gbs / their_gbs:.2f}×" if our_gbs and their_gbs else "—"

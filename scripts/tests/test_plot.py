@@ -448,3 +448,22 @@ def test_one_table_at_a_time():
     with pytest.raises(SystemExit) as exit_info:
         plot.main([str(DECODE), "--table", "--decode-table"])
     assert exit_info.value.code == 2
+
+
+def test_decode_table_shows_each_sides_clock_where_the_rows_have_one(tmp_path, capsys):
+    # The synthetic rows carry no clock (the table above has no MHz columns); with one, each side's
+    # clock follows its % of copy: the row the side's best GB/s came from.
+    rows = decode_rows()
+    for row in rows:
+        row["sm_clock_mean_mhz"] = "1740.5" if row["kernel"] == "wgmma_overlap" else "1980"
+    path = tmp_path / "decode_clocks.csv"
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    assert plot.main([str(path), "--decode-table"]) == 0
+    table = {(r["B×H×Sq×Sk×D"], r["H_kv"]): r for r in parse_markdown_table(capsys.readouterr().out)}
+    row = table[("1×32×1×131072×128", "8")]
+    assert (row["best fa-bench"], row["fa-bench MHz"]) == ("wgmma_overlap", "1,740")
+    assert (row["best peer"], row["peer MHz"]) == ("torch_cudnn", "1,980")
+    assert row["fa-bench / peer"] == "0.98×"
