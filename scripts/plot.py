@@ -72,7 +72,7 @@ TABLE_SHAPE_ORDER = ["head_dim", "is_causal", "seqlen_q", "seqlen_k", "batch_siz
 BASE_COLUMNS = ["kernel", "dtype", *SHAPE_COLUMNS, "tflops"]
 DECODE_COLUMNS = ["compulsory_bytes", "time_ms_median"]
 NUMERIC_COLUMNS = [*SHAPE_COLUMNS, "tflops", "arithmetic_intensity", "peak_tflops", "peak_gbs", "practical_gbs",
-                   "flops", "t_sfu_ms", *DECODE_COLUMNS]
+                   "flops", "t_sfu_ms", "sm_clock_mean_mhz", *DECODE_COLUMNS]
 
 # Without ceilings in the CSV: the H100's dense bf16 tensor peak at its 1980 MHz boost
 # (132 · 4096 · 1.98 GHz = 1071 TFLOP/s) and its HBM3 pins (3352 GB/s), fa-bench's model v2
@@ -636,8 +636,7 @@ def decode_table_markdown(data: pd.DataFrame, order: KernelOrder, ceiling: tuple
         what = "the anchors' decode shapes" if kind == "anchors" else "shapes with seqlen_q < seqlen_k"
         raise DataError(f"decode table: no timed rows of {what} (run scripts/sweep.sh --grid decode)")
     ceiling_gbs, ceiling_source = ceiling
-    clocks = pd.to_numeric(rows["sm_clock_mean_mhz"], errors="coerce") if "sm_clock_mean_mhz" in rows else None
-    show_clock = clocks is not None and bool(clocks.notna().any())
+    show_clock = "sm_clock_mean_mhz" in rows and bool(rows["sm_clock_mean_mhz"].notna().any())
     side_columns = ["GB/s", "% of copy", *(["MHz"] if show_clock else [])]
     header = ["B×H×Sq×Sk×D", "H_kv", "best fa-bench", *[f"fa-bench {c}" for c in side_columns], "best peer",
               *[f"peer {c}" for c in side_columns], "fa-bench / peer"]
@@ -654,12 +653,12 @@ def decode_table_markdown(data: pd.DataFrame, order: KernelOrder, ceiling: tuple
 
         def best(side):
             if side.empty:
-                return ["—"] * (2 + len(side_columns)), None
-            at = side["gbs"].idxmax()
-            row = side.loc[at]
+                return ["—"] * (1 + len(side_columns)), None
+            row = side.loc[side["gbs"].idxmax()]
             cells = [row["kernel"], f"{row['gbs']:,.0f}", f"{100 * row['gbs'] / ceiling_gbs:.1f}%"]
             if show_clock:
-                cells.append("—" if pd.isna(clocks[at]) else f"{clocks[at]:,.0f}")
+                mhz = row["sm_clock_mean_mhz"]
+                cells.append("—" if pd.isna(mhz) else f"{mhz:,.0f}")
             return cells, row["gbs"]
         ours, our_gbs = best(shape[shape["kernel"].isin(order.rungs)])
         theirs, their_gbs = best(shape[shape["kernel"].map(order.is_peer)])

@@ -6,7 +6,7 @@
 # [".exp/s38d.tar.xz"], ~350 s: the GPU tests (every kernel over the shape matrix, rung 10 included),
 # compute-sanitizer on rung 10 (sanitize.sh's shapes and decode shapes: Sq 1 and 5, packed GQA,
 # split-KV), then the decode grid with rungs 7, 9 and 10 and cuDNN (scripts/sweep.sh --grid decode), and
-# rung 3's 64x64 tile at the anchors (callH.sh's question, folded in here).
+# rung 3's 64x64 tile at the anchors (does an sm80-style CTA, two an SM, read the cache faster?).
 set -uo pipefail
 tar -xJf .exp/s38d.tar.xz -C /; N=/tmp/s38d/fa-bench
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv > $OUT/smi.txt
@@ -24,7 +24,7 @@ $N --kernel wgmma_ws --iterations 300 --skip_ref_check > /dev/null 2>&1  # warm-
 KERNELS=mma_decode,wgmma_overlap,wgmma_persistent PEERS=cudnn timeout 330 \
     scripts/sweep.sh --grid decode $N $OUT/decode > $OUT/sweep.log 2>&1
 echo "sweep rc=$? at $SECONDS s"; tail -n 2 $OUT/sweep.log
-# callH.sh's question in the same call: rung 3's 64x64 tile (two CTAs an SM, 64 rows) at the anchors.
+# Rung 3's 64x64 tile (two CTAs an SM, 64 rows) at the anchors, beside rung 10 in the same CSV.
 for s in "64 1 8192" "8 1 32768" "1 1 131072" "16 16 8192"; do
   set -- $s
   $N --kernel mma --m_block_size 64 --n_block_size 64 --num_threads 128 --batch_size $1 --seqlen_q $2 --seqlen_k $3 \
