@@ -50,7 +50,9 @@ LaunchPlan plan_launch(const KernelInfo& kernel, const KernelInstance& inst, con
     plan.lpt_group = causal_lpt_group(p, slots * p.batch, rows, l2_bytes, short_cap);
     plan.block_m = block_m;
     if (kernel.caps.split_kv)
-        plan.num_splits = p.num_splits > 0 ? p.num_splits : choose_num_splits(plan.ctas, resident, plan.key_blocks);
+        plan.num_splits = p.num_splits > 0 ? p.num_splits
+                                           : choose_num_splits(plan.ctas, resident, plan.key_blocks,
+                                                               rows_fit_one_block(kernel, inst, p));
     if (kernel.caps.tail_split && plan.num_splits == 1 && !plan.pack_gqa)
         plan.tail = choose_tail_split(plan.ctas, resident, plan.key_blocks, p.causal);
     return plan;

@@ -112,6 +112,9 @@ const std::vector<KernelInfo>& kernel_registry() {
         {9, "wgmma_persistent",
          "wgmma_overlap with one CTA per SM looping over the row tiles (global counter), next tile's loads under this one's end, a last wave at most half full split into key chunks (+128 launched)",
          90, &wgmma_persistent_instances, nullptr, true, kPersistent, &persistent_problem_limit, &hopper_tile_limit},
+        {10, "mma_decode",
+         "mma for decode: one 16-row band a CTA (mma.sync's M), its 4 warps splitting each 64-key tile and merging their states once; three CTAs an SM",
+         80, &mma_decode_instances, nullptr, false, kDecode, nullptr, nullptr, false},
     };
     return kRegistry;
 }
@@ -136,11 +139,13 @@ std::vector<const KernelInstance*> instantiated_for(const KernelInfo& kernel, DT
     return out;
 }
 
-// The example's can_implement rules for one tile configuration.
-std::string tile_rule_violation(const TileConfig& t) {
+// The example's can_implement rules for one tile configuration (the second only where the rung's
+// warps split the rows: KernelInfo::example_tile_rule).
+std::string tile_rule_violation(const TileConfig& t, const KernelInfo& kernel) {
     if (t.m_block_size == 0) return {};
     if (t.num_threads % 32 != 0) return "num_threads must be a multiple of 32";
-    if ((t.m_block_size * 2) % t.num_threads != 0) return "(m_block_size * 2) must be divisible by num_threads";
+    if (kernel.example_tile_rule && (t.m_block_size * 2) % t.num_threads != 0)
+        return "(m_block_size * 2) must be divisible by num_threads";
     return {};
 }
 
@@ -204,14 +209,14 @@ std::string check_support(const KernelInfo& kernel, const ProblemShape& p, const
                                        tile_str(*tile), inst->only_sm, inst->only_sm, sm);
             std::vector<std::string> have;
             for (const KernelInstance* inst : runnable) have.push_back(tile_str(inst->tile));
-            if (std::string why = tile_rule_violation(*tile); !why.empty())
+            if (std::string why = tile_rule_violation(*tile, kernel); !why.empty())
                 return fmt::format("tile {} breaks the rule: {}", tile_str(*tile), why);
             const std::string limit = kernel.tile_limit ? kernel.tile_limit(*tile, p) : std::string();
             return fmt::format("tile {} (m_block_size x n_block_size x num_threads) not instantiated{}{}; valid: {}",
                                tile_str(*tile), limit.empty() ? "" : ": ", limit, fmt::join(have, ", "));
         }
     }
-    if (std::string why = tile_rule_violation(pick->tile); !why.empty()) return why;  // a bad instance row
+    if (std::string why = tile_rule_violation(pick->tile, kernel); !why.empty()) return why;  // a bad instance row
     if (kernel.problem_limit != nullptr)
         if (std::string why = kernel.problem_limit(p); !why.empty()) return why;
     if (sm != 0 && pick->smem_bytes > smem_optin)

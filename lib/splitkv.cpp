@@ -4,11 +4,20 @@
 
 namespace fa {
 
-int choose_num_splits(long long ctas, int slots, int key_blocks, int max_splits) {
+int choose_num_splits(long long ctas, int slots, int key_blocks, bool balance_waves, int max_splits) {
     if (ctas <= 0 || slots <= 0 || key_blocks <= 1) return 1;
     // 80 % of a wave or more: the SMs are (nearly) all busy already, and a split would only add
-    // the partial-output traffic (n · B·H·Sq·D·4 B, written and read) and the combine launch.
-    if (static_cast<double>(ctas) >= 0.8 * slots) return 1;
+    // the partial-output traffic (n · B·H·Sq·D·4 B, written and read) and the combine launch;
+    // except a decode launch under two waves, whose last wave leaves SMs idle (splitkv.h).
+    if (static_cast<double>(ctas) >= 0.8 * slots) {
+        if (!balance_waves || ctas >= 2LL * slots) return 1;
+        const int limit = std::min({kMaxBalanceSplits, max_splits, key_blocks / kMinBalanceChunkBlocks});
+        auto waves_per_split = [&](int n) { return static_cast<double>((n * ctas + slots - 1) / slots) / n; };
+        int best = 1;
+        for (int n = 2; n <= limit; ++n)
+            if (waves_per_split(n) < waves_per_split(best)) best = n;
+        return best;
+    }
     // Splits that still fit in one wave: every CTA then runs at once and the launch takes as long
     // as one chunk of ceil(key_blocks / n) blocks. Past one wave, more splits shorten the chunks
     // only as fast as they add waves (and every split adds partial traffic), so they are not tried.

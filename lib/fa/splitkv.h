@@ -21,10 +21,21 @@ inline constexpr int kMaxSplits = 128;
 
 // The heuristic behind --num_splits 0. `ctas` = CTAs of the launch without splitting (row blocks ×
 // heads × batch), `slots` = CTAs the GPU holds at once (SMs × resident CTAs per SM), `key_blocks`
-// = key tiles of one row block. Returns 1 when the launch already fills 80 % of a wave; otherwise
-// the fewest splits that give the shortest chunk of key blocks per CTA with all CTAs in one wave
-// (fill the SMs, stop where another split no longer shortens the critical path).
-int choose_num_splits(long long ctas, int slots, int key_blocks, int max_splits = kMaxSplits);
+// = key tiles of one row block. Under 80 % of a wave: the fewest splits that give the shortest
+// chunk of key blocks per CTA with all CTAs in one wave (fill the SMs, stop where another split
+// no longer shortens the critical path). From 80 % on: 1, except where `balance_waves` (the
+// launch plan sets it for decode, every query row of a head in one row block) and the launch is
+// under two waves: then the count of at most kMaxBalanceSplits whose waves are fullest (below).
+int choose_num_splits(long long ctas, int slots, int key_blocks, bool balance_waves = false,
+                      int max_splits = kMaxSplits);
+
+// Decode between 0.8 and 2 waves. Rung 10 at 64x32x1x8192x128 with 8 K/V heads is 512 CTAs on 396
+// slots (132 SMs x 3): one split leaves a second wave of 116 CTAs, and its read rate was 4,097 GB/s
+// against 4,475 / 4,496 / 4,353 with 2 / 3 / 4 splits (session 39 call B, an H200, one row each;
+// cuDNN 4,534 in the same call). The count taken minimizes waves per split, ceil(n·ctas / slots) / n
+// (2, 1.5, 1.33, 1.5 there: 3), the fewest on a tie, keeping chunks of kMinBalanceChunkBlocks.
+inline constexpr int kMaxBalanceSplits = 4;
+inline constexpr int kMinBalanceChunkBlocks = 8;
 
 // Key tiles of one row block: ceil(seqlen_k / block_n), the range split-KV cuts into chunks.
 inline int key_blocks(int seqlen_k, int block_n) { return (seqlen_k + block_n - 1) / block_n; }

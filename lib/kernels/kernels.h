@@ -22,5 +22,6 @@ const std::vector<KernelInstance>& wgmma_overlap_instances();      // 07_wgmma_o
 const std::vector<KernelInstance>& wgmma_fp8_instances();          // 08_wgmma_fp8.cu (sm_90a)
 std::size_t wgmma_fp8_workspace_bytes(const ProblemShape& problem);  // its V pre-pass's copy, where it runs one
 const std::vector<KernelInstance>& wgmma_persistent_instances();   // 09_wgmma_persistent.cu (sm_90a)
+const std::vector<KernelInstance>& mma_decode_instances();         // 10_mma_decode.cu
 
 }  // namespace fa

@@ -240,7 +240,7 @@ TEST_CASE("bad values get one line naming the flag and the rule", "[options]") {
         {{"--num_head"}, "fa-bench: --num_head: needs a value (INT[,INT...])"},
         {{"--num_heads", "4"}, "fa-bench: --num_heads: unknown flag (fa-bench --help lists them)"},
         {{"--batch_size", "70000", "--num_head", "1048576"},
-         "fa-bench: --batch_size 70000 with --num_head 1048576 and --seqlen_q 8192: 9.395e+12 CTAs (ceil(8192 / 64) "
+         "fa-bench: --batch_size 70000 with --num_head 1048576 and --seqlen_q 8192: 3.758e+13 CTAs (ceil(8192 / 16) "
          "query tiles x 1048576 heads x 70000) exceed CUDA's grid limit of 2147483647"},
         // GQA and split-KV (#9)
         {{"--num_head_kv", "0"}, "fa-bench: --num_head_kv 0: must be an integer in 1..1048576"},

@@ -19,7 +19,7 @@ TEST_CASE("registry: unique slugs, every kernel has instances that obey the tile
             CHECK(inst.head_dim % 8 == 0);
             if (inst.tile.m_block_size != 0) {
                 CHECK(inst.tile.num_threads % 32 == 0);
-                CHECK((inst.tile.m_block_size * 2) % inst.tile.num_threads == 0);
+                if (k.example_tile_rule) CHECK((inst.tile.m_block_size * 2) % inst.tile.num_threads == 0);
                 CHECK(inst.kernel_func != nullptr);
             }
         }

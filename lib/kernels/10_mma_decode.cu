@@ -1,0 +1,187 @@
+// Rung 10 — mma_decode: rung 3's mma.sync key tile turned for decode. A CTA holds ONE 16-row band of
+// query rows, and its four warps split every key tile between them (16 keys each) instead of
+// splitting the rows; each warp keeps its own running max, sum and O over its keys, and the four
+// are merged once, in shared memory, before the output is written.
+//
+// What changed from rung 3 (mma), and why. A decode step has one query row per sequence and K/V
+// head (Sq = 1), or Sq · heads per K/V head when GQA is packed (4 at 32 heads over 8): the fused
+// rungs' tiles of 64 or 128 rows compute every one of them, and on the H200 that waste is what the
+// best fa-bench kernel pays against cuDNN (results/nvidia-h200/session38/, README "Decode on the
+// H200": rungs 7 and 9 read the KV cache at 0.90-0.94x cuDNN's rate at every decode anchor).
+// Nsight Compute at 64x32x1x8192x128 (session 38 call F): the same DRAM bytes; cuDNN's decode
+// kernel is an sm80 one of 4 warps, two CTAs an SM, its tensor pipe busy 11.3 % of the time, rung
+// 7's 64-row wgmma tile 28.3 %, and at the 700 W cap rung 7 held 1,740 MHz, cuDNN 1,980. Here:
+//   - 16 rows, mma.sync's M: a quarter of rung 7's decode-tile math per key (one m16 band, not one
+//     64-row wgmma), so less of the power cap goes to rows nobody reads;
+//   - 4 warps, ~68 KB of shared memory at head_dim 128: three CTAs an SM, each with its own K/V
+//     double buffer in flight, where rungs 5-9 run one;
+//   - the warps split the keys: a warp's S is 16 x 16 per 64-key tile (8 k16 steps of Q·Kᵀ, one of
+//     P·V over 128 columns), its ldmatrix reads only its 16 K and V rows, and the tile's copies
+//     are rung 3's (every thread's 16-byte cp.async sweeps, one barrier a tile).
+// Split-KV and packed GQA as rung 3 (block_info.cuh, fa/splitkv.h): a decode grid of B·H_kv CTAs
+// is split over the keys until the SMs hold it.
+//
+// Prediction (H200, bf16, decode anchors): the read rate of cuDNN's kernel, ~4.4-4.6 TB/s (105-111 %
+// of the 4,183 GB/s copy), against rung 7's 3.9-4.2. Not measured yet: prepared in session 38
+// without device time (results/nvidia-h200/session38/calls/next_decode.sh runs its GPU tests,
+// sanitizers and the decode anchors against rungs 7 and 9 and cuDNN).
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "device/block_info.cuh"
+#include "device/fragment_store.cuh"
+#include "device/launch.cuh"
+#include "device/mask.cuh"
+#include "device/mma_steps.cuh"
+#include "device/online_softmax.cuh"
+#include "device/ptx.cuh"
+#include "device/smem_swizzle.cuh"
+#include "device/softmax_fragment.cuh"
+#include "fa/kernel_api.h"
+#include "kernels/kernels.h"
+
+namespace fa {
+namespace {
+
+// mma_steps.cuh's tile constants for one 16-row band whose warps split the keys.
+template <typename T_, int kHeadDim_, int kBlockN_>
+struct MmaDecodeTraits {
+    using T = T_;
+    static constexpr int kHeadDim = kHeadDim_;
+    static constexpr int kBlockM = 16;        // one m16 band: the rows of a decode step
+    static constexpr int kBlockN = kBlockN_;  // keys per CTA tile (copied together, one barrier)
+    static constexpr int kNWarps = 4;
+    static constexpr int kNThreads = kNWarps * 32;
+    static constexpr int kStages = 2;  // rung 3's double buffer
+    static constexpr bool kSkipUnitRescale = kHeadDim != 64;  // rung 3's choices per head_dim
+    static constexpr bool kLazyMax = kHeadDim != 64;
+
+    static constexpr bool kKeySplitWarps = true;
+    static constexpr int kWarpRows = kBlockM;            // every warp computes all 16 rows
+    static constexpr int kWarpKeys = kBlockN / kNWarps;  // and 16 keys of each tile
+    static constexpr int kMTiles = 1;
+    static constexpr int kNTilesS = kWarpKeys / 8;
+    static constexpr int kKStepsQK = kHeadDim / 16;
+    static constexpr int kNTilesO = kHeadDim / 8;
+    static constexpr int kKStepsPV = kWarpKeys / 16;
+
+    static constexpr int kChunksPerRow = kHeadDim / kChunkElems;
+    static constexpr int kCopyRowsPerPass = kNThreads / kChunksPerRow;
+    static constexpr int kRowBytes = kHeadDim * static_cast<int>(sizeof(T));
+
+    static constexpr int kTileQBytes = kBlockM * kRowBytes;   // 4 KB at d128
+    static constexpr int kTileKVBytes = kBlockN * kRowBytes;  // 16 KB at 64 x d128
+    static constexpr int kSmemBytes = kTileQBytes + 2 * kStages * kTileKVBytes;
+    // The merge: warps 1-3 leave O (kNTilesO float4 a lane) and {m0, m1, l0, l1} (one float4) in
+    // the K/V stages, lane-major so that each float4 store and load is conflict-free.
+    static constexpr int kMergeFloat4s = (kNWarps - 1) * (kNTilesO + 1) * 32;
+
+    static_assert(sizeof(T) == 2, "mma.sync.m16n8k16 here takes bf16 or fp16 operands");
+    static_assert(kHeadDim % 64 == 0, "the 8-chunk XOR swizzle needs rows of whole 128-byte segments");
+    static_assert(kWarpKeys % 16 == 0, "a warp's keys are whole k16 steps of P·V");
+    static_assert(kNThreads % kChunksPerRow == 0, "a cp.async sweep covers whole rows");
+    static_assert(kCopyRowsPerPass % 8 == 0, "each thread's swizzled column is the same in every sweep");
+    static_assert(kBlockM % kCopyRowsPerPass == 0 && kBlockN % kCopyRowsPerPass == 0, "whole sweeps");
+    static_assert(kMergeFloat4s * 16 <= 2 * kStages * kTileKVBytes, "the merge fits the K/V stages");
+};
+
+template <typename Tr>
+__global__ void __launch_bounds__(Tr::kNThreads, 3) mma_decode_kernel(const __grid_constant__ FwdParams p) {
+    using T = typename Tr::T;
+    ptx::launch_dependent_grids();  // split-KV: the combine launch may be scheduled now
+    extern __shared__ __align__(128) unsigned char smem_raw[];
+    // Q | K stage 0 | K stage 1 | V stage 0 | V stage 1, as rung 3 (mma_key_loop); the merge reuses
+    // the stages.
+    const uint32_t sQ = ptx::smem_u32(smem_raw);
+
+    const BlockInfo<T> bi(p, Tr::kBlockM, p.causal);
+    const int m_start = bi.m_block * Tr::kBlockM;
+    const int tid = threadIdx.x;
+    const int warp = tid / 32;
+    const int lane = tid % 32;
+
+    // Key tiles [begin, end) of this CTA, visited from the last one down, the masked ones first (rung 3).
+    const KeyRange keys = key_tile_range(p, bi, Tr::kBlockM, Tr::kBlockN);
+    const int n_tiles = keys.end - keys.begin;
+    const int n_masked = n_tiles - unmasked_key_tiles(bi.position(m_start), keys.begin, n_tiles, Tr::kBlockN,
+                                                      p.seqlen_k, p.causal);
+
+    float o[1][Tr::kNTilesO][4];
+    float m[1][2];
+    float l[1][2];
+    init_fragment_state(o, m, l);
+    if (n_tiles <= 0) {  // an empty split-KV chunk: zeros and lse -inf, written once
+        if (warp == 0) write_fragment_output<T, Tr::kHeadDim, 1>(o, m, l, sQ, 0, lane, bi, m_start, p);
+        return;
+    }
+
+    mma_key_loop<Tr>(sQ, bi, keys, n_masked, m_start, tid, o, m, l, p);
+
+    // The merge. Every warp holds the same rows' state over its own keys, in the same fragment
+    // layout, so lane L of warp 0 merges lane L of warps 1-3: per row half h, m = max of the four,
+    // each state scaled by 2^(m_w - m) (m and l are kept in the scaled base-2 domain; a row one warp
+    // saw no key of has m_w = kRowMaxStart and l_w = 0, whose factor underflows to 0). l is still
+    // thread-partial here and is quad-reduced by normalize_fragment, as rung 3's.
+    __syncthreads();  // every warp's last ldmatrix of the K/V stages is done
+    float4* merge = reinterpret_cast<float4*>(smem_raw + Tr::kTileQBytes);
+    if (warp > 0) {
+        float4* mine = merge + (warp - 1) * (Tr::kNTilesO + 1) * 32 + lane;
+#pragma unroll
+        for (int nt = 0; nt < Tr::kNTilesO; ++nt) mine[nt * 32] = make_float4(o[0][nt][0], o[0][nt][1], o[0][nt][2], o[0][nt][3]);
+        mine[Tr::kNTilesO * 32] = make_float4(m[0][0], m[0][1], l[0][0], l[0][1]);
+    }
+    __syncthreads();
+    if (warp != 0) return;
+#pragma unroll
+    for (int w = 1; w < Tr::kNWarps; ++w) {
+        const float4* theirs = merge + (w - 1) * (Tr::kNTilesO + 1) * 32 + lane;
+        const float4 ml = theirs[Tr::kNTilesO * 32];
+        const float m_w[2] = {ml.x, ml.y};
+        const float l_w[2] = {ml.z, ml.w};
+        float a_mine[2], a_theirs[2];
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const float m_new = fmaxf(m[0][h], m_w[h]);
+            a_mine[h] = ptx::ex2_approx(m[0][h] - m_new);
+            a_theirs[h] = ptx::ex2_approx(m_w[h] - m_new);
+            l[0][h] = l[0][h] * a_mine[h] + l_w[h] * a_theirs[h];
+            m[0][h] = m_new;
+        }
+#pragma unroll
+        for (int nt = 0; nt < Tr::kNTilesO; ++nt) {
+            const float4 ow = theirs[nt * 32];
+            o[0][nt][0] = o[0][nt][0] * a_mine[0] + ow.x * a_theirs[0];
+            o[0][nt][1] = o[0][nt][1] * a_mine[0] + ow.y * a_theirs[0];
+            o[0][nt][2] = o[0][nt][2] * a_mine[1] + ow.z * a_theirs[1];
+            o[0][nt][3] = o[0][nt][3] * a_mine[1] + ow.w * a_theirs[1];
+        }
+    }
+    normalize_fragment(o, l);
+    // Warp 0 writes the band through Q's rows (fragment_store.cuh; no other warp reads them now).
+    write_fragment_output<T, Tr::kHeadDim, 1>(o, m, l, sQ, 0, lane, BlockInfo<T>(p, Tr::kBlockM, p.causal, true),
+                                              m_start, p);
+}
+
+template <typename Tr>
+KernelInstance mma_decode_instance() {
+    return fwd_instance<Tr, &mma_decode_kernel<Tr>, true>();
+}
+
+}  // namespace
+
+// Head_dim 128 only, bf16 and fp16: the decode grid's head_dim (scripts/sweep.sh --grid decode).
+const std::vector<KernelInstance>& mma_decode_instances() {
+    static const std::vector<KernelInstance> instances = {
+        mma_decode_instance<MmaDecodeTraits<__nv_bfloat16, 128, 64>>(),
+        mma_decode_instance<MmaDecodeTraits<__half, 128, 64>>(),
+    };
+    return instances;
+}
+
+}  // namespace fa
