@@ -10,13 +10,13 @@ int choose_num_splits(long long ctas, int slots, int key_blocks, bool balance_wa
     // the partial-output traffic (n · B·H·Sq·D·4 B, written and read) and the combine launch;
     // except a decode launch under two waves, whose last wave leaves SMs idle (splitkv.h).
     if (static_cast<double>(ctas) >= 0.8 * slots) {
-        if (!balance_waves || ctas >= 2LL * slots) return 1;
+        if (!balance_waves) return 1;
         const int limit = std::min({kMaxBalanceSplits, max_splits, key_blocks / kMinBalanceChunkBlocks});
         auto waves_per_split = [&](int n) { return static_cast<double>((n * ctas + slots - 1) / slots) / n; };
         int best = 1;
         for (int n = 2; n <= limit; ++n)
             if (waves_per_split(n) < waves_per_split(best)) best = n;
-        return best;
+        return waves_per_split(best) < kBalanceGain * waves_per_split(1) ? best : 1;
     }
     // Splits that still fit in one wave: every CTA then runs at once and the launch takes as long
     // as one chunk of ceil(key_blocks / n) blocks. Past one wave, more splits shorten the chunks

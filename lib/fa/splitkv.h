@@ -24,18 +24,23 @@ inline constexpr int kMaxSplits = 128;
 // = key tiles of one row block. Under 80 % of a wave: the fewest splits that give the shortest
 // chunk of key blocks per CTA with all CTAs in one wave (fill the SMs, stop where another split
 // no longer shortens the critical path). From 80 % on: 1, except where `balance_waves` (the
-// launch plan sets it for decode, every query row of a head in one row block) and the launch is
-// under two waves: then the count of at most kMaxBalanceSplits whose waves are fullest (below).
+// launch plan sets it for decode, every query row of a head in one row block) and a split of at
+// most kMaxBalanceSplits fills the waves clearly better (below).
 int choose_num_splits(long long ctas, int slots, int key_blocks, bool balance_waves = false,
                       int max_splits = kMaxSplits);
 
-// Decode between 0.8 and 2 waves. Rung 10 at 64x32x1x8192x128 with 8 K/V heads is 512 CTAs on 396
-// slots (132 SMs x 3): one split leaves a second wave of 116 CTAs, and its read rate was 4,097 GB/s
-// against 4,475 / 4,496 / 4,353 with 2 / 3 / 4 splits (session 39 call B, an H200, one row each;
-// cuDNN 4,534 in the same call). The count taken minimizes waves per split, ceil(n·ctas / slots) / n
-// (2, 1.5, 1.33, 1.5 there: 3), the fewest on a tie, keeping chunks of kMinBalanceChunkBlocks.
+// Decode from 0.8 waves on: the last wave of a memory-bound grid leaves SMs' read rate unused. Rung
+// 10 at 64x32x1x8192x128 (session 39, an H200, two rounds each, GB/s): with 8 K/V heads, 512 CTAs on
+// 396 slots (132 SMs x 3), one split left a second wave of 116 CTAs: 4,091 / 4,089 against 4,471 /
+// 4,474, 4,499 / 4,489, 4,348 / 4,346, 4,463 / 4,461 with 2 / 3 / 4 / 6 splits (call E; cuDNN 4,529
+// in call D); with 32, 2,048 CTAs (5.17 waves): 4,541 / 4,544 against 4,570, 4,626, 4,638, 4,643
+// (call E). The count taken minimizes waves per split, ceil(n·ctas / slots) / n (512 CTAs: 2, 1.5,
+// 1.33, 1.5 for 1-4 splits; 2,048: 6, 5.5, 5.33, 5.25), the fewest on a tie, keeping chunks of
+// kMinBalanceChunkBlocks, and only where that is under kBalanceGain of one split's (4,096 CTAs:
+// 10.5 against 11, not taken: a split's partials and combine launch are not free).
 inline constexpr int kMaxBalanceSplits = 4;
 inline constexpr int kMinBalanceChunkBlocks = 8;
+inline constexpr double kBalanceGain = 0.95;
 
 // Key tiles of one row block: ceil(seqlen_k / block_n), the range split-KV cuts into chunks.
 inline int key_blocks(int seqlen_k, int block_n) { return (seqlen_k + block_n - 1) / block_n; }
