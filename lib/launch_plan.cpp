@@ -49,10 +49,12 @@ LaunchPlan plan_launch(const KernelInfo& kernel, const KernelInstance& inst, con
     const long long short_cap = kernel.caps.persistent ? std::max(1LL, resident / row_blocks) : 1;
     plan.lpt_group = causal_lpt_group(p, slots * p.batch, rows, l2_bytes, short_cap);
     plan.block_m = block_m;
-    if (kernel.caps.split_kv)
+    if (kernel.caps.split_kv) {
+        const int fill = std::max(sm_count, 1) * std::clamp(ctas_per_sm, 1, kMaxSplitFillPerSm);
         plan.num_splits = p.num_splits > 0 ? p.num_splits
                                            : choose_num_splits(plan.ctas, resident, plan.key_blocks,
-                                                               rows_fit_one_block(kernel, inst, p));
+                                                               rows_fit_one_block(kernel, inst, p), fill);
+    }
     if (kernel.caps.tail_split && plan.num_splits == 1 && !plan.pack_gqa)
         plan.tail = choose_tail_split(plan.ctas, resident, plan.key_blocks, p.causal);
     return plan;

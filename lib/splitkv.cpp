@@ -4,7 +4,8 @@
 
 namespace fa {
 
-int choose_num_splits(long long ctas, int slots, int key_blocks, bool balance_waves, int max_splits) {
+int choose_num_splits(long long ctas, int slots, int key_blocks, bool balance_waves, int fill_slots,
+                      int max_splits) {
     if (ctas <= 0 || slots <= 0 || key_blocks <= 1) return 1;
     // 80 % of a wave or more: the SMs are (nearly) all busy already, and a split would only add
     // the partial-output traffic (n · B·H·Sq·D·4 B, written and read) and the combine launch;
@@ -21,7 +22,7 @@ int choose_num_splits(long long ctas, int slots, int key_blocks, bool balance_wa
     // Splits that still fit in one wave: every CTA then runs at once and the launch takes as long
     // as one chunk of ceil(key_blocks / n) blocks. Past one wave, more splits shorten the chunks
     // only as fast as they add waves (and every split adds partial traffic), so they are not tried.
-    const long long one_wave = std::max<long long>(1, slots / ctas);
+    const long long one_wave = std::max<long long>(1, (fill_slots > 0 ? fill_slots : slots) / ctas);
     const int limit = static_cast<int>(std::min<long long>({max_splits, key_blocks, one_wave}));
     auto chunk = [&](int n) { return (key_blocks + n - 1) / n; };
     // The fewest splits that reach the shortest chunk: e.g. 10 key blocks on room for 6 splits

@@ -26,8 +26,22 @@ inline constexpr int kMaxSplits = 128;
 // no longer shortens the critical path). From 80 % on: 1, except where `balance_waves` (the
 // launch plan sets it for decode, every query row of a head in one row block) and a split of at
 // most kMaxBalanceSplits fills the waves clearly better (below).
-int choose_num_splits(long long ctas, int slots, int key_blocks, bool balance_waves = false,
+// `fill_slots` (0: `slots`) is what the one-wave rule fills: the launch plan passes at most
+// kMaxSplitFillPerSm CTAs an SM (below).
+int choose_num_splits(long long ctas, int slots, int key_blocks, bool balance_waves = false, int fill_slots = 0,
                       int max_splits = kMaxSplits);
+
+// CTAs an SM the one-wave rule fills at most. Two CTAs an SM already read the KV cache at the
+// memory's rate, and each split more shortens every CTA's chunk against its fixed costs (the
+// prologue's first loads, the merge and the partial's write). Rung 10 (three CTAs an SM) at
+// 1x32x1xS with 8 K/V heads, GB/s by split count (session 39 call B, an H200): S = 131,072: 24 /
+// 32 / 49 / 64 splits 3,868 / 4,188 / 4,111 / 3,666 (192 / 256 / 392 / 512 CTAs; 49 filled three an
+// SM); S = 32,768: 16 / 24 / 32 / 47: 2,617 / 2,992 / 3,254 / 3,126; with 32 K/V heads 8 or 12 splits
+// (256 or 384 CTAs) level: 4,531 / 4,553. Filling two (call G, scripts/ab.py, three rounds, medians,
+// against filling three): with 8 K/V heads 1.000-1.055x along S = 1k-256k (8k: 43 -> 32 splits, 2,025
+// -> 2,137 GB/s; 65k: 49 -> 32, 3,662 -> 3,801), with 32 K/V heads (12 -> 8 splits) 0.986-1.003x
+// (2k 2,406 -> 2,374, 256k 4,589 -> 4,561); geometric mean over the 18 points 1.0065x.
+inline constexpr int kMaxSplitFillPerSm = 2;
 
 // Decode from 0.8 waves on: the last wave of a memory-bound grid leaves SMs' read rate unused. Rung
 // 10 at 64x32x1x8192x128 (session 39, an H200, two rounds each, GB/s): with 8 K/V heads, 512 CTAs on

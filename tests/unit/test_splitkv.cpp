@@ -49,6 +49,17 @@ TEST_CASE("split heuristic: a decode launch splits for fuller waves", "[splitkv]
     CHECK(fa::choose_num_splits(40, 132, 64, true) == 3);
 }
 
+TEST_CASE("split heuristic: the one-wave rule fills fill_slots", "[splitkv]") {
+    // Rung 10 at 1x32x1x131072 with 8 K/V heads: 8 CTAs, 3 an SM resident (396), 2 filled (264),
+    // 2,048 key blocks: 33 splits (264 CTAs) instead of 49 (392).
+    CHECK(fa::choose_num_splits(8, 396, 2048, true, 264) == 33);
+    CHECK(fa::choose_num_splits(8, 396, 2048, true) == 49);
+    // The 80 % threshold and the wave balance still count every resident slot: 300 CTAs on 396
+    // are under 0.8 of a wave, but 264 filled slots hold them once already.
+    CHECK(fa::choose_num_splits(300, 396, 128, true, 264) == 1);
+    CHECK(fa::choose_num_splits(512, 396, 128, true, 264) == 3);
+}
+
 TEST_CASE("split heuristic: the smallest count of the shortest critical path", "[splitkv]") {
     // 10 key blocks, 2 CTAs, 132 slots: 5 splits give chunks of 2 in one wave; 6..9 splits give
     // chunks of 2 too (one split left with less or nothing), 10 give chunks of 1 → 10 wins.
