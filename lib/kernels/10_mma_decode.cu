@@ -21,10 +21,27 @@
 // Split-KV and packed GQA as rung 3 (block_info.cuh, fa/splitkv.h): a decode grid of B·H_kv CTAs
 // is split over the keys until the SMs hold it.
 //
-// Prediction (H200, bf16, decode anchors): the read rate of cuDNN's kernel, ~4.4-4.6 TB/s (105-111 %
-// of the 4,183 GB/s copy), against rung 7's 3.9-4.2. Not measured yet: prepared in session 38
-// without device time (results/nvidia-h200/session38/calls/next_decode.sh runs its GPU tests,
-// sanitizers and the decode anchors against rungs 7 and 9 and cuDNN).
+// Predicted (session 38): cuDNN's read rate, ~4.4-4.6 TB/s, against rung 7's 3.9-4.2. Measured
+// (session 39, an H200, bf16, results/nvidia-h200/session39/; GB/s = compulsory bytes / median time):
+//   - call D, the decode grid with FA2, cuDNN 9.19 and FA4 4.0.0b36 in one call (results/nvidia-h200/
+//     decode/): the best fa-bench kernel at 7 of the 8 anchors, 0.98-1.00x the best peer (64x32x1x8192
+//     MHA 4,542 against cuDNN's 4,622; rung 7 in the same call 4,255, 0.92x); along B = 1 with 32
+//     K/V heads 0.99-1.04x cuDNN from 1k to 256k keys. Not at 16x32x16x8192 with 8 K/V heads: 16
+//     query rows of 4 heads do not pack into one 16-row band (2·Sq > kBlockM), so each query head
+//     reads its K/V head again (2,088 GB/s, call F); rung 7's packed 64-row tile reads 3,890 there.
+//   - call F (fresh machine, two rounds, cuDNN and FA2 beside it, the split rules below): 1.014x cuDNN
+//     at 64x32x1x8192 MHA (4,541 / 4,542 against 4,477 / 4,476), 0.995x with 8 K/V heads, 0.994 /
+//     1.003x at 8x32x1x32768, 1.001 / 0.987x at 1x32x1x131072, 1.09x at 16x32x16x8192 MHA; rung 7
+//     0.92-0.95x cuDNN in the same call.
+//   - what moved with it: split-KV counts (fa/splitkv.h; calls B, E, G): a decode grid just past one
+//     wave of three CTAs an SM is split for full waves (64x32x1x8192 with 8 K/V heads, 512 CTAs:
+//     4,091 -> 4,499 GB/s at 3 splits), and the one-wave rule fills two CTAs an SM, not three (B = 1
+//     GQA +0.5 to +5.5 %).
+// Correctness: the GPU test matrix (call A, 188,468 assertions with every other kernel), memcheck /
+// racecheck / synccheck clean on scripts/sanitize.sh's shapes and on decode shapes (Sq 1 and 5,
+// packed GQA, 1 / 3 / chosen splits, causal and not). 138 registers, no local memory.
+// Not tried yet: head_dim 64 and 256 (d128 is the decode grid's); a 64-row packed band for Sq ·
+// H / H_kv up to 64 (the 16x32x16x8192 GQA point, where FA4 reads 4,358 against rung 7's 3,912).
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
