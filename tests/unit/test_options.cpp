@@ -196,6 +196,19 @@ TEST_CASE("a partly given tile takes the example's defaults for the rest", "[opt
     CHECK(p.opts.num_threads == std::vector<int>{128});
 }
 
+TEST_CASE("the example's tile rule gives way where a kernel runs the tile without it", "[options]") {
+    // Rung 10's 16 x 64 tile at 128 threads (its warps split the keys, not the rows): 2·16 % 128 != 0.
+    CHECK(parse({"--kernel", "mma_decode", "--m_block_size", "16", "--num_threads", "128"}).code == 0);
+    CHECK(parse({"--m_block_size", "16", "--num_threads", "128"}).code == 0);            // all kernels
+    CHECK(parse({"--kernel", "mma,mma_decode", "--m_block_size", "16", "--num_threads", "128"}).code == 0);
+    // Without that kernel, or at a tile no exempt kernel instantiates, the rule holds.
+    const Parsed mma = parse({"--kernel", "mma", "--m_block_size", "16", "--num_threads", "128"});
+    CHECK(mma.code == 2);
+    CHECK(mma.message ==
+          "fa-bench: --m_block_size 16 with --num_threads 128: (m_block_size * 2) must be divisible by num_threads");
+    CHECK(parse({"--kernel", "mma_decode", "--m_block_size", "48", "--num_threads", "128"}).code == 2);
+}
+
 TEST_CASE("bad values get one line naming the flag and the rule", "[options]") {
     struct Case {
         std::vector<const char*> args;
