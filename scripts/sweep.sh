@@ -277,6 +277,11 @@ else
 fi
 
 ((${#peers_grid[@]} > 0)) && run_peers "${peers_grid[@]}"
+# peers.py writes a peer row's measurement and fa-bench's FLOP and byte counts, not the napkin
+# model's columns (a peer's tile is not known; remodel.py models it at fa-bench's fastest rung's
+# default tile). Filled here, so that the CSV a sweep leaves has pct_of_bound on every timed row
+# (scripts/tests/test_remodel.py asks it of every committed result; sessions 38 and 39 ran it by hand).
+run_step "$python" "$repo_root/scripts/remodel.py" --fa-bench "$fa_bench" "$csv"
 
 if ((dry_run)); then
     echo "sweep.sh: dry run, $steps steps; nothing was run"

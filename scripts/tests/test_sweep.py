@@ -60,7 +60,9 @@ def run_sweep(tmp_path, fail_when="", options=(), kernels="naive,mma", **env_var
     read = lambda p: p.read_text().splitlines() if p.exists() else []  # noqa: E731
     grid = [c for c in read(calls) if "--batch_size" in c]
     other = [c for c in read(calls) if "--batch_size" not in c]
-    return done, grid, other, read(peer_calls), out
+    # The python stand-in runs peers.py and, last, remodel.py (test_every_sweep_ends_with_remodel).
+    peers = [c for c in read(peer_calls) if "remodel.py" not in c]
+    return done, grid, other, peers, out
 
 
 def flag(args: str, name: str) -> str:
@@ -164,7 +166,7 @@ def test_sweep_goes_on_past_a_failing_point_and_exits_1(tmp_path):
     done, calls, _, peer_calls, _ = run_sweep(tmp_path, fail_when="--seqlen_q 2048 --seqlen_k 2048 --num_head 32")
     assert done.returncode == 1
     assert len(calls) == 19 and len(peer_calls) == 19  # everything after the failure still ran
-    assert "39 steps, 1 failed" in done.stdout
+    assert "40 steps, 1 failed" in done.stdout
     assert "failed: " in done.stderr and "--seqlen_q 2048" in done.stderr and "(exit 3)" in done.stderr
 
 
@@ -285,11 +287,11 @@ def test_decode_dry_run_prints_the_steps_and_runs_nothing(tmp_path):
     assert calls == [] and peer_calls == [] and other == ["--list"]  # only asked which kernels are fused
     assert not out.exists()
     steps = [line[2:] for line in done.stdout.splitlines() if line.startswith("+ ")]
-    assert len(steps) == 12  # schema, calibrate, 5 fa-bench calls, each with its peers.py call
+    assert len(steps) == 13  # schema, calibrate, 5 fa-bench calls, each with its peers.py call, remodel.py
     assert steps[0] == f"{tmp_path / 'fa-bench'} --schema > {out / 'schema.json'}"
     assert sum("--kernel mma,wgmma_ws" in s for s in steps) == 5
     assert sum("peers.py" in s for s in steps) == 5
-    assert "sweep.sh: dry run, 12 steps; nothing was run" in done.stdout
+    assert "sweep.sh: dry run, 13 steps; nothing was run" in done.stdout
 
 
 def test_fa2_sweep_is_the_default_grid_and_calibrates_only_when_asked(tmp_path):
@@ -356,3 +358,17 @@ def test_decode_sweep_defaults_to_a_folder_of_its_own(tmp_path):
         schema_step = done.stdout.splitlines()[0]
         assert schema_step.startswith(f"+ {fa_bench} --schema > {REPO_ROOT}/results/")
         assert schema_step.endswith(f"{folder}/schema.json") and ("/decode/" in schema_step) == bool(folder)
+
+
+def test_every_sweep_ends_with_remodel(tmp_path):
+    """peers.py leaves a peer row's model columns empty; the sweep's last step fills them."""
+    for options in ([], ["--grid", "decode"]):
+        run_dir = tmp_path / ("decode" if options else "fa2")
+        run_dir.mkdir()
+        done, _, _, _, out = run_sweep(run_dir, options=options)
+        assert done.returncode == 0, done.stderr
+        python_calls = (run_dir / "python.log").read_text().splitlines()
+        csv_name = "decode.csv" if options else "ladder.csv"
+        assert python_calls[-1] == (f"{REPO_ROOT / 'scripts' / 'remodel.py'} --fa-bench {run_dir / 'fa-bench'} "
+                                    f"{out / csv_name}")
+        assert sum("remodel.py" in c for c in python_calls) == 1
