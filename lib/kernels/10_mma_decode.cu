@@ -40,8 +40,10 @@
 // Correctness: the GPU test matrix (call A, 188,468 assertions with every other kernel), memcheck /
 // racecheck / synccheck clean on scripts/sanitize.sh's shapes and on decode shapes (Sq 1 and 5,
 // packed GQA, 1 / 3 / chosen splits, causal and not). 138 registers, no local memory.
-// Not tried yet: head_dim 64 and 256 (d128 is the decode grid's); a 64-row packed band for Sq ·
-// H / H_kv up to 64 (the 16x32x16x8192 GQA point, where FA4 reads 4,358 against rung 7's 3,912).
+// Not run yet: head_dim 64 (session39/mma_decode_d64.patch, 92 registers) and 256 (at 128 threads a
+// cp.async sweep covers 4 rows of 512 bytes; the swizzle's fixed column needs 8). Not tried: a
+// packed 64-row tile for Sq · H / H_kv up to 64 (the 16x32x16x8192 GQA point, where FA4 reads 4,358
+// against rung 7's 3,912): O for 64 rows is 256 fp32 a thread, so the warps would split 2 x 2.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
