@@ -498,12 +498,17 @@ const std::vector<ModeSpec>& mode_table() {
 
 // The smallest query tile that may run: the given --m_block_size values, else the tiled
 // instances of the selected kernels. 0: only untiled kernels (their limits are per kernel).
+// Whether --kernel selects k (left out or "all": every kernel).
+bool selected(const Options& o, const KernelInfo& k) {
+    return o.kernels.empty() || o.kernels.front() == "all" ||
+           std::find(o.kernels.begin(), o.kernels.end(), k.slug) != o.kernels.end();
+}
+
 int smallest_query_tile(const Options& o) {
     if (!o.m_block_size.empty()) return *std::min_element(o.m_block_size.begin(), o.m_block_size.end());
     int m = 0;
-    const bool all = o.kernels.empty() || o.kernels.front() == "all";
     for (const KernelInfo& k : kernel_registry()) {
-        if (!all && std::find(o.kernels.begin(), o.kernels.end(), k.slug) == o.kernels.end()) continue;
+        if (!selected(o, k)) continue;
         for (const KernelInstance& inst : k.instances())
             if (inst.tile.m_block_size > 0 && (m == 0 || inst.tile.m_block_size < m)) m = inst.tile.m_block_size;
     }
@@ -515,10 +520,8 @@ int smallest_query_tile(const Options& o) {
 // instantiates 16 x 64 at 128 threads). Such a tile is not bad input: the kernels that keep the
 // rule report it unsupported, and that kernel runs it.
 bool tile_exempt_from_example_rule(const Options& o, int m, int t) {
-    const bool all = o.kernels.empty() || o.kernels.front() == "all";
     for (const KernelInfo& k : kernel_registry()) {
-        if (k.example_tile_rule || (!all && std::find(o.kernels.begin(), o.kernels.end(), k.slug) == o.kernels.end()))
-            continue;
+        if (k.example_tile_rule || !selected(o, k)) continue;
         for (const KernelInstance& inst : k.instances())
             if (inst.tile.m_block_size == m && inst.tile.num_threads == t) return true;
     }

@@ -9,7 +9,8 @@ int choose_num_splits(long long ctas, int slots, int key_blocks, bool balance_wa
     if (ctas <= 0 || slots <= 0 || key_blocks <= 1) return 1;
     // 80 % of a wave or more: the SMs are (nearly) all busy already, and a split would only add
     // the partial-output traffic (n · B·H·Sq·D·4 B, written and read) and the combine launch;
-    // except a decode launch under two waves, whose last wave leaves SMs idle (splitkv.h).
+    // except decode, whose last wave leaves read rate unused where a split fills the waves
+    // clearly better (splitkv.h: kMaxBalanceSplits, kBalanceGain).
     if (static_cast<double>(ctas) >= 0.8 * slots) {
         if (!balance_waves) return 1;
         const int limit = std::min({kMaxBalanceSplits, max_splits, key_blocks / kMinBalanceChunkBlocks});

@@ -158,13 +158,30 @@ __device__ __forceinline__ void mma_key_tile(const LdsmAddr<Tr::kRowBytes>& v, i
     }
 }
 
+// A CTA's key tiles [begin, end) (all of them, or one split-KV chunk), visited from the last one
+// down; those needing a mask (causal diagonal, partial tail) are a suffix of the range, so they come
+// first and the rest run unmasked. count <= 0: an empty split-KV chunk.
+struct MmaKeyTiles {
+    KeyRange range;
+    int count;
+    int masked;
+};
+template <typename Tr>
+__device__ __forceinline__ MmaKeyTiles mma_key_tiles(const FwdParams& p, const BlockInfo<typename Tr::T>& bi,
+                                                     int m_start) {
+    const KeyRange range = key_tile_range(p, bi, Tr::kBlockM, Tr::kBlockN);
+    const int count = range.end - range.begin;
+    return {range, count,
+            count - unmasked_key_tiles(bi.position(m_start), range.begin, count, Tr::kBlockN, p.seqlen_k, p.causal)};
+}
+
 // A CTA's whole key loop: the prologue (Q and the highest key tile, the only partial ones, one
-// commit group), then one mma_key_tile per key tile from the last one down, the n_masked masked
-// ones first, with tile i+1's copies issued inside tile i. Leaves this warp's unnormalized o, m, l.
+// commit group), then one mma_key_tile per key tile from the last one down, the masked ones
+// first, with tile i+1's copies issued inside tile i (tiles.count > 0). Leaves this warp's unnormalized o, m, l.
 // sQ: the shared layout Q | K stage 0 | K stage 1 | V stage 0 | V stage 1 (Tr::kStages = 2).
 template <typename Tr>
-__device__ __forceinline__ void mma_key_loop(uint32_t sQ, const BlockInfo<typename Tr::T>& bi, const KeyRange& keys,
-                                             int n_masked, int m_start, int tid,
+__device__ __forceinline__ void mma_key_loop(uint32_t sQ, const BlockInfo<typename Tr::T>& bi, const MmaKeyTiles& tiles,
+                                             int m_start, int tid,
                                              float (&o)[Tr::kMTiles][Tr::kNTilesO][4], float (&m)[Tr::kMTiles][2],
                                              float (&l)[Tr::kMTiles][2], const FwdParams& p) {
     using T = typename Tr::T;
@@ -173,7 +190,9 @@ __device__ __forceinline__ void mma_key_loop(uint32_t sQ, const BlockInfo<typena
     const uint32_t sV = sK + Tr::kStages * Tr::kTileKVBytes;
     const int warp = tid / 32;
     const int lane = tid % 32;
-    const int n_tiles = keys.end - keys.begin;
+    const KeyRange& keys = tiles.range;
+    const int n_tiles = tiles.count;
+    const int n_masked = tiles.masked;
     const int cp_row = tid / Tr::kChunksPerRow;
     const int cp_chunk = tid % Tr::kChunksPerRow;
     const uint32_t cp_off = static_cast<uint32_t>(swizzled_offset<Tr::kHeadDim>(cp_row, cp_chunk) * sizeof(T));

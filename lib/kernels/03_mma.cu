@@ -248,26 +248,19 @@ __global__ void __launch_bounds__(Tr::kNThreads, 2) mma_fwd_kernel(const __grid_
     const int lane = tid % 32;
     const int warp_row = warp * Tr::kWarpRows;  // first row of this warp inside the tile
 
-    // Key tiles [begin, end) of this CTA (all of them, or one split-KV chunk), visited from the
-    // last one down; those needing a mask (causal diagonal, partial tail) are a suffix of the key
-    // range, so they come first and the rest run unmasked.
-    const KeyRange keys = key_tile_range(p, bi, Tr::kBlockM, Tr::kBlockN);
-    const int n_tiles = keys.end - keys.begin;
-    const int first_pos = bi.position(m_start);
-    const int n_masked =
-        n_tiles - unmasked_key_tiles(first_pos, keys.begin, n_tiles, Tr::kBlockN, p.seqlen_k, p.causal);
+    const MmaKeyTiles tiles = mma_key_tiles<Tr>(p, bi, m_start);  // the masked ones visited first
 
     float o[Tr::kMTiles][Tr::kNTilesO][4];
     float m[Tr::kMTiles][2];
     float l[Tr::kMTiles][2];
     init_fragment_state(o, m, l);
-    if (n_tiles <= 0) {
+    if (tiles.count <= 0) {
         // An empty split-KV chunk (causal rows that end before it): its partial is zeros, lse -inf.
         write_fragment_output<T, Tr::kHeadDim, Tr::kMTiles>(o, m, l, sQ, warp_row, lane, bi, m_start, p);
         return;
     }
 
-    mma_key_loop<Tr>(sQ, bi, keys, n_masked, m_start, tid, o, m, l, p);
+    mma_key_loop<Tr>(sQ, bi, tiles, m_start, tid, o, m, l, p);
 
     normalize_fragment(o, l);
 

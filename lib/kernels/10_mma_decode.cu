@@ -125,22 +125,18 @@ __global__ void __launch_bounds__(Tr::kNThreads, 3) mma_decode_kernel(const __gr
     const int warp = tid / 32;
     const int lane = tid % 32;
 
-    // Key tiles [begin, end) of this CTA, visited from the last one down, the masked ones first (rung 3).
-    const KeyRange keys = key_tile_range(p, bi, Tr::kBlockM, Tr::kBlockN);
-    const int n_tiles = keys.end - keys.begin;
-    const int n_masked = n_tiles - unmasked_key_tiles(bi.position(m_start), keys.begin, n_tiles, Tr::kBlockN,
-                                                      p.seqlen_k, p.causal);
+    const MmaKeyTiles tiles = mma_key_tiles<Tr>(p, bi, m_start);  // as rung 3's
 
-    float o[1][Tr::kNTilesO][4];
-    float m[1][2];
-    float l[1][2];
+    float o[Tr::kMTiles][Tr::kNTilesO][4];
+    float m[Tr::kMTiles][2];
+    float l[Tr::kMTiles][2];
     init_fragment_state(o, m, l);
-    if (n_tiles <= 0) {  // an empty split-KV chunk: zeros and lse -inf, written once
+    if (tiles.count <= 0) {  // an empty split-KV chunk: zeros and lse -inf, written once
         if (warp == 0) write_fragment_output<T, Tr::kHeadDim, 1>(o, m, l, sQ, 0, lane, bi, m_start, p);
         return;
     }
 
-    mma_key_loop<Tr>(sQ, bi, keys, n_masked, m_start, tid, o, m, l, p);
+    mma_key_loop<Tr>(sQ, bi, tiles, m_start, tid, o, m, l, p);
 
     // The merge. Every warp holds the same rows' state over its own keys, in the same fragment
     // layout, so lane L of warp 0 merges lane L of warps 1-3: per row half h, m = max of the four,
