@@ -50,7 +50,9 @@ LaunchPlan plan_launch(const KernelInfo& kernel, const KernelInstance& inst, con
     plan.lpt_group = causal_lpt_group(p, slots * p.batch, rows, l2_bytes, short_cap);
     plan.block_m = block_m;
     if (kernel.caps.split_kv) {
-        const int fill = std::max(sm_count, 1) * std::clamp(ctas_per_sm, 1, kMaxSplitFillPerSm);
+        // One stage of K and V: a key tile of each (splitkv.h, split_fill_ctas_per_sm).
+        const long long stage_kv_bytes = 2LL * block_n * p.head_dim * static_cast<long long>(input_bytes(p.dtype));
+        const int fill = std::max(sm_count, 1) * split_fill_ctas_per_sm(ctas_per_sm, stage_kv_bytes);
         plan.num_splits = p.num_splits > 0 ? p.num_splits
                                            : choose_num_splits(plan.ctas, resident, plan.key_blocks,
                                                                rows_fit_one_block(kernel, inst, p), fill);

@@ -28,6 +28,23 @@ __device__ __forceinline__ P* opaque_ptr(P* ptr) {
     return ptr;
 }
 
+// Shared address of a thread's chunk in sweep `pass` of a tile copy, from its sweep-0 address
+// smem_dst (its row cp_row < kCopyRowsPerPass, its chunk swizzled for that row). A sweep of a
+// multiple of 8 rows lands on rows with the same row % 8, so the swizzled column is sweep 0's and
+// the sweeps differ by compile-time offsets (rung 3, rung 10 at head_dim 64 and 128). A sweep of
+// fewer rows, a power of two (rung 10 at head_dim 256: 64 threads, 32 chunks a row, 2 rows a
+// sweep), lands on row % 8 = cp_row ^ (pass · kCopyRowsPerPass % 8), so its column is sweep 0's
+// with those bits flipped: an XOR of the address's chunk bits (4-6), valid because every tile
+// starts on a 128-byte boundary (the extern smem array is __align__(128), tiles are whole rows of
+// 128-byte segments); one LOP3 for each of the at most four patterns, hoisted out of the loop.
+template <typename Tr>
+__device__ __forceinline__ uint32_t sweep_dst(uint32_t smem_dst, int pass) {
+    static_assert(Tr::kCopyRowsPerPass % 8 == 0 || 8 % Tr::kCopyRowsPerPass == 0,
+                  "a sweep covers a multiple of 8 rows or a power of two below 8");
+    const uint32_t flip = static_cast<uint32_t>((pass * Tr::kCopyRowsPerPass) % 8) * 16;
+    return (smem_dst ^ flip) + static_cast<uint32_t>(pass * Tr::kCopyRowsPerPass * Tr::kRowBytes);
+}
+
 // The Q tile of a packed-GQA row block (block_info.cuh): row r of the tile is not r rows after row
 // 0 but position (m_start + r) / heads_per_kv of head m % heads_per_kv, so each sweep computes its
 // own source row (one integer division per sweep, in the prologue only). Rows at or past bi.rows
@@ -38,7 +55,7 @@ __device__ __forceinline__ void cp_async_q_packed(uint32_t smem_dst, const Block
 #pragma unroll
     for (int pass = 0; pass < Tr::kBlockM / Tr::kCopyRowsPerPass; ++pass) {
         const int row = m_start + cp_row + pass * Tr::kCopyRowsPerPass;
-        const uint32_t d = smem_dst + static_cast<uint32_t>(pass * Tr::kCopyRowsPerPass * Tr::kRowBytes);
+        const uint32_t d = sweep_dst<Tr>(smem_dst, pass);
         const bool in_bounds = row < bi.rows;
         const typename Tr::T* g = bi.q + (in_bounds ? bi.row_offset(row, p.q_row_stride, p.q_head_stride) : 0);
         ptx::cp_async_cg_16(d, g + cp_chunk * kChunkElems, in_bounds ? 16 : 0);
@@ -47,8 +64,8 @@ __device__ __forceinline__ void cp_async_q_packed(uint32_t smem_dst, const Block
 
 // This thread's share of a kRows-row tile copy: chunk tid % kChunksPerRow of rows
 // tid / kChunksPerRow + kCopyRowsPerPass·pass, by 16-byte cp.async. smem_dst and gmem_src point at
-// the thread's first chunk; the swizzled column is the same in every sweep (kCopyRowsPerPass is a
-// multiple of 8), so sweeps differ by compile-time smem offsets and a uniform global stride.
+// the thread's first chunk; sweeps differ by a uniform global stride and, in shared memory, by
+// sweep_dst's compile-time offset (and column flip where a sweep is under 8 rows).
 // With kCheckBounds, rows at or past valid_rows are zero-filled (src_bytes = 0) from `fallback`,
 // row 0 of the tensor slice, which always exists. Only the Q tile and the first (highest) key
 // tile can be partial; every key tile loaded inside the main loop lies below it and is full, so
@@ -59,7 +76,7 @@ __device__ __forceinline__ void cp_async_rows(uint32_t smem_dst, const typename 
     static_assert(kRows % Tr::kCopyRowsPerPass == 0, "whole sweeps");
 #pragma unroll
     for (int pass = 0; pass < kRows / Tr::kCopyRowsPerPass; ++pass) {
-        const uint32_t d = smem_dst + static_cast<uint32_t>(pass * Tr::kCopyRowsPerPass * Tr::kRowBytes);
+        const uint32_t d = sweep_dst<Tr>(smem_dst, pass);
         const typename Tr::T* g = gmem_src + pass * Tr::kCopyRowsPerPass * row_stride;
         if constexpr (kCheckBounds) {
             const bool in_bounds = first_row + pass * Tr::kCopyRowsPerPass < valid_rows;

@@ -9,6 +9,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 
 #include "fa/params.h"
@@ -26,22 +27,33 @@ inline constexpr int kMaxSplits = 128;
 // no longer shortens the critical path). From 80 % on: 1, except where `balance_waves` (the
 // launch plan sets it for decode, every query row of a head in one row block) and a split of at
 // most kMaxBalanceSplits fills the waves clearly better (below).
-// `fill_slots` (0: `slots`) is what the one-wave rule fills: the launch plan passes at most
-// kMaxSplitFillPerSm CTAs an SM (below).
+// `fill_slots` (0: `slots`) is what the one-wave rule fills: the launch plan passes SMs x
+// split_fill_ctas_per_sm (below).
 int choose_num_splits(long long ctas, int slots, int key_blocks, bool balance_waves = false, int fill_slots = 0,
                       int max_splits = kMaxSplits);
 
-// CTAs an SM the one-wave rule fills at most. Two CTAs an SM already read the KV cache at the
-// memory's rate, and each split more shortens every CTA's chunk against its fixed costs (the
-// prologue's first loads, the merge and the partial's write). Rung 10 (three CTAs an SM) at
-// 1x32x1xS with 8 K/V heads, GB/s by split count (session 39 call B, an H200): S = 131,072: 24 /
-// 32 / 49 / 64 splits 3,868 / 4,188 / 4,111 / 3,666 (192 / 256 / 392 / 512 CTAs; 49 filled three an
-// SM); S = 32,768: 16 / 24 / 32 / 47: 2,617 / 2,992 / 3,254 / 3,126; with 32 K/V heads 8 or 12 splits
-// (256 or 384 CTAs) level: 4,531 / 4,553. Filling two (call G, scripts/ab.py, three rounds, medians,
-// against filling three): with 8 K/V heads 1.000-1.055x along S = 1k-256k (8k: 43 -> 32 splits, 2,025
-// -> 2,137 GB/s; 65k: 49 -> 32, 3,662 -> 3,801), with 32 K/V heads (12 -> 8 splits) 0.986-1.003x
-// (2k 2,406 -> 2,374, 256k 4,589 -> 4,561); geometric mean over the 18 points 1.0065x.
-inline constexpr int kMaxSplitFillPerSm = 2;
+// CTAs an SM the one-wave rule fills at most: enough that their K/V stages in flight reach
+// kSplitFillBytesPerSm, no more than are resident (split_fill_ctas_per_sm). Past that an SM already
+// reads the KV cache at the memory's rate, and each split more shortens every CTA's chunk against
+// its fixed costs (the prologue's first loads, the merge and the partial's write).
+// Rung 10 at head_dim 128 (32 KB of K and V a 64-key stage, three CTAs an SM resident) at 1x32x1xS
+// with 8 K/V heads, GB/s by split count (session 39 call B, an H200): S = 131,072: 24 / 32 / 49 / 64
+// splits 3,868 / 4,188 / 4,111 / 3,666 (192 / 256 / 392 / 512 CTAs; 49 filled three an SM); S =
+// 32,768: 16 / 24 / 32 / 47: 2,617 / 2,992 / 3,254 / 3,126; with 32 K/V heads 8 or 12 splits (256 or
+// 384 CTAs) level: 4,531 / 4,553. Filling two (call G, scripts/ab.py, three rounds, medians, against
+// filling three): with 8 K/V heads 1.000-1.055x along S = 1k-256k (8k: 43 -> 32 splits, 2,025 ->
+// 2,137 GB/s; 65k: 49 -> 32, 3,662 -> 3,801), with 32 K/V heads (12 -> 8 splits) 0.986-1.003x (2k
+// 2,406 -> 2,374, 256k 4,589 -> 4,561); geometric mean over the 18 points 1.0065x.
+// Rung 10 at head_dim 64 (16 KB a stage, four resident) at two an SM read 3.2-3.7 TB/s, and at
+// four 3.6-4.5 (session 40 call D, an H200, two rounds, GB/s, splits 2 -> 4 CTAs an SM, cuDNN in the
+// same call): 8x32x1x32768 1 -> 2 splits 3,703 -> 4,476 (cuDNN 4,472), with 8 K/V heads 4 -> 8
+// 3,524 -> 4,169 (4,190); 1x32x1x131072 8 -> 16 3,626 -> 4,364 (4,376), 8 K/V heads 33 -> 66 3,222 ->
+// 3,632 (3,861): what two CTAs an SM hold in flight at head_dim 128, not their count, is the rule.
+inline constexpr long long kSplitFillBytesPerSm = 64 * 1024;
+inline int split_fill_ctas_per_sm(int ctas_per_sm, long long stage_kv_bytes) {
+    const long long want = (kSplitFillBytesPerSm + std::max(stage_kv_bytes, 1LL) - 1) / std::max(stage_kv_bytes, 1LL);
+    return static_cast<int>(std::clamp<long long>(want, 1, std::max(ctas_per_sm, 1)));
+}
 
 // Decode from 0.8 waves on: the last wave of a memory-bound grid leaves SMs' read rate unused. Rung
 // 10 at 64x32x1x8192x128 (session 39, an H200, two rounds each, GB/s): with 8 K/V heads, 512 CTAs on

@@ -39,11 +39,34 @@
 //     GQA +0.5 to +5.5 %).
 // Correctness: the GPU test matrix (call A, 188,468 assertions with every other kernel), memcheck /
 // racecheck / synccheck clean on scripts/sanitize.sh's shapes and on decode shapes (Sq 1 and 5,
-// packed GQA, 1 / 3 / chosen splits, causal and not). 138 registers, no local memory.
-// Not run yet: head_dim 64 (session39/mma_decode_d64.patch, 92 registers) and 256 (at 128 threads a
-// cp.async sweep covers 4 rows of 512 bytes; the swizzle's fixed column needs 8). Not tried: a
-// packed 64-row tile for Sq · H / H_kv up to 64 (the 16x32x16x8192 GQA point, where FA4 reads 4,358
-// against rung 7's 3,912): O for 64 rows is 256 fp32 a thread, so the warps would split 2 x 2.
+// packed GQA, 1 / 3 / chosen splits, causal and not). 138 registers, no local memory. Session 40
+// (calls A, B, E): the GPU tests with head_dim 64 and 256 (199,324 assertions), sanitize.sh's three
+// tools clean at both, and on the decode shapes at both (memcheck, racecheck, synccheck).
+// Head_dim 64 and 256 (session 40, an H200, results/nvidia-h200/session40/; GB/s as above, cuDNN
+// 9.19 and FA2 in the same call):
+//   - head_dim 64: the 64-key tile, 101 registers, 34 KB, four CTAs an SM (registers). Where the grid
+//     held two an SM it read 3.3-3.7 TB/s, 0.82-0.84x cuDNN (call A): 16 KB of K and V a stage,
+//     half of head_dim 128's, so two CTAs hold half the bytes in flight. A 128-key tile (115
+//     registers, 66 KB, three an SM) read 0.97-0.99x cuDNN there but lost 3-6 % where the grid was
+//     full (call B: 64x32x1x8192 with 8 K/V heads 4,261 against 4,411; 16x32x16x8192 4,106 against
+//     4,377); the 64-key tile with the one-wave split rule filling four CTAs an SM read as well as
+//     either (call D: 8x32x1x32768 3,703 -> 4,476, cuDNN 4,472), so the rule, not the tile, changed
+//     (fa/splitkv.h, split_fill_ctas_per_sm: 64 KB of K/V stages an SM). Call E (the landed build,
+//     two rounds): 1.007 / 1.005x cuDNN at 64x32x1x8192 (32 / 8 K/V heads), 0.995 / 1.004x at
+//     8x32x1x32768, 0.995 / 0.959x at 1x32x1x131072, 1.35x at 16x32x16x8192 MHA; rungs 7 and 9
+//     0.59-0.67x cuDNN at the Sq = 1 anchors (their 64-row tile computes 63 empty rows a query row).
+//   - head_dim 256: 2 warps of 16 keys, a 32-key tile: 232 registers, 72 KB, three CTAs an SM, the
+//     same 32 KB a stage as head_dim 128. At 64 threads a copy sweep covers 2 rows of 512 bytes, so
+//     each sweep's swizzled column differs (mma_steps.cuh, sweep_dst). Call E: 1.10-1.26x the better
+//     of cuDNN and FA2 at every Sq = 1 anchor (64x32x1x8192 4,546 against FA2's 3,606; 1x32x1x131072
+//     with 8 K/V heads 4,230 against 3,666), 1.035x at 16x32x16x8192 MHA (4,401 against cuDNN's
+//     4,251); rungs 7 and 9 read 3.8-4.2 TB/s. The 4-warp 64-key tile (136 KB, one CTA an SM, 254
+//     registers) read 0.90-0.97x the 2-warp one at the Sq = 1 anchors (call A) and was not kept.
+//   FA4 was not in these calls (its site takes four calls to carry); the head_dim-128 grid has it.
+// Not tried: a packed 64-row tile for Sq · H / H_kv up to 64 (the 16x32x16x8192 GQA point, where FA4
+// reads 4,358 against rung 7's 3,912 at head_dim 128): O for 64 rows is 256 fp32 a thread, so the
+// warps would split 2 x 2. At head_dim 64 and 256 that point's best is rung 7 (2,543 and 3,840 GB/s,
+// call E) against cuDNN's 946 and 1,306.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -69,13 +92,13 @@ namespace fa {
 namespace {
 
 // mma_steps.cuh's tile constants for one 16-row band whose warps split the keys.
-template <typename T_, int kHeadDim_, int kBlockN_>
+template <typename T_, int kHeadDim_, int kBlockN_, int kNWarps_ = 4>
 struct MmaDecodeTraits {
     using T = T_;
     static constexpr int kHeadDim = kHeadDim_;
     static constexpr int kBlockM = 16;        // one m16 band: the rows of a decode step
     static constexpr int kBlockN = kBlockN_;  // keys per CTA tile (copied together, one barrier)
-    static constexpr int kNWarps = 4;
+    static constexpr int kNWarps = kNWarps_;
     static constexpr int kNThreads = kNWarps * 32;
     static constexpr int kStages = 2;  // rung 3's double buffer
     static constexpr bool kSkipUnitRescale = kHeadDim != 64;  // rung 3's choices per head_dim
@@ -97,6 +120,9 @@ struct MmaDecodeTraits {
     static constexpr int kTileQBytes = kBlockM * kRowBytes;   // 4 KB at d128
     static constexpr int kTileKVBytes = kBlockN * kRowBytes;  // 16 KB at 64 x d128
     static constexpr int kSmemBytes = kTileQBytes + 2 * kStages * kTileKVBytes;
+    // CTAs an SM that shared memory allows (227 KB, 1 KB reserved a CTA), at most three: the
+    // register cap __launch_bounds__ sets from it (three at head_dim 64-128 and at 256's 2-warp tile).
+    static constexpr int kCtasPerSm = 227 * 1024 / (kSmemBytes + 1024) < 3 ? 227 * 1024 / (kSmemBytes + 1024) : 3;
     // The merge: warps 1-3 leave O (kNTilesO float4 a lane) and {m0, m1, l0, l1} (one float4) in
     // the K/V stages, lane-major so that each float4 store and load is conflict-free.
     static constexpr int kMergeFloat4s = (kNWarps - 1) * (kNTilesO + 1) * 32;
@@ -105,13 +131,13 @@ struct MmaDecodeTraits {
     static_assert(kHeadDim % 64 == 0, "the 8-chunk XOR swizzle needs rows of whole 128-byte segments");
     static_assert(kWarpKeys % 16 == 0, "a warp's keys are whole k16 steps of P·V");
     static_assert(kNThreads % kChunksPerRow == 0, "a cp.async sweep covers whole rows");
-    static_assert(kCopyRowsPerPass % 8 == 0, "each thread's swizzled column is the same in every sweep");
+    static_assert(kCopyRowsPerPass % 8 == 0 || 8 % kCopyRowsPerPass == 0, "mma_steps.cuh's sweep_dst");
     static_assert(kBlockM % kCopyRowsPerPass == 0 && kBlockN % kCopyRowsPerPass == 0, "whole sweeps");
     static_assert(kMergeFloat4s * 16 <= 2 * kStages * kTileKVBytes, "the merge fits the K/V stages");
 };
 
 template <typename Tr>
-__global__ void __launch_bounds__(Tr::kNThreads, 3) mma_decode_kernel(const __grid_constant__ FwdParams p) {
+__global__ void __launch_bounds__(Tr::kNThreads, Tr::kCtasPerSm) mma_decode_kernel(const __grid_constant__ FwdParams p) {
     using T = typename Tr::T;
     ptx::launch_dependent_grids();  // split-KV: the combine launch may be scheduled now
     extern __shared__ __align__(128) unsigned char smem_raw[];
@@ -190,11 +216,16 @@ KernelInstance mma_decode_instance() {
 
 }  // namespace
 
-// Head_dim 128 only, bf16 and fp16: the decode grid's head_dim (scripts/sweep.sh --grid decode).
+// Head_dim 128 (the decode grid's, scripts/sweep.sh --grid decode), 64 and 256 (the header's session 40),
+// bf16 and fp16.
 const std::vector<KernelInstance>& mma_decode_instances() {
     static const std::vector<KernelInstance> instances = {
         mma_decode_instance<MmaDecodeTraits<__nv_bfloat16, 128, 64>>(),
         mma_decode_instance<MmaDecodeTraits<__half, 128, 64>>(),
+        mma_decode_instance<MmaDecodeTraits<__nv_bfloat16, 64, 64>>(),
+        mma_decode_instance<MmaDecodeTraits<__half, 64, 64>>(),
+        mma_decode_instance<MmaDecodeTraits<__nv_bfloat16, 256, 32, 2>>(),
+        mma_decode_instance<MmaDecodeTraits<__half, 256, 32, 2>>(),
     };
     return instances;
 }

@@ -60,6 +60,26 @@ TEST_CASE("split heuristic: the one-wave rule fills fill_slots", "[splitkv]") {
     CHECK(fa::choose_num_splits(512, 396, 128, true, 264) == 3);
 }
 
+TEST_CASE("split heuristic: the one-wave rule fills 64 KB of K/V stages an SM", "[splitkv]") {
+    // Rung 10: head_dim 128, 64 keys, 16-bit (32 KB a stage), 3 resident -> 2 an SM; head_dim 64
+    // (16 KB) with 4 resident -> 4; head_dim 256's 32-key tile (32 KB) -> 2.
+    CHECK(fa::split_fill_ctas_per_sm(3, 2LL * 64 * 128 * 2) == 2);
+    CHECK(fa::split_fill_ctas_per_sm(4, 2LL * 64 * 64 * 2) == 4);
+    CHECK(fa::split_fill_ctas_per_sm(3, 2LL * 32 * 256 * 2) == 2);
+    // Never more than are resident, never fewer than one: rung 3's 2 an SM at 16 KB a stage, the
+    // Hopper rungs' one, an unknown occupancy (0), a stage larger than the target.
+    CHECK(fa::split_fill_ctas_per_sm(2, 16 * 1024) == 2);
+    CHECK(fa::split_fill_ctas_per_sm(1, 16 * 1024) == 1);
+    CHECK(fa::split_fill_ctas_per_sm(0, 16 * 1024) == 1);
+    CHECK(fa::split_fill_ctas_per_sm(3, 160 * 1024) == 1);
+    // A stage that does not divide the target rounds up: 24 KB -> 3.
+    CHECK(fa::split_fill_ctas_per_sm(4, 24 * 1024) == 3);
+    // 8x32x1x32768 at head_dim 64 (256 CTAs, 512 key blocks): 4 an SM fill 528 slots -> 2 splits;
+    // two an SM (264) would leave it whole (session 40 call D: 3,703 -> 4,476 GB/s).
+    CHECK(fa::choose_num_splits(256, 528, 512, true, 132 * fa::split_fill_ctas_per_sm(4, 16 * 1024)) == 2);
+    CHECK(fa::choose_num_splits(256, 528, 512, true, 264) == 1);
+}
+
 TEST_CASE("split heuristic: the smallest count of the shortest critical path", "[splitkv]") {
     // 10 key blocks, 2 CTAs, 132 slots: 5 splits give chunks of 2 in one wave; 6..9 splits give
     // chunks of 2 too (one split left with less or nothing), 10 give chunks of 1 → 10 wins.
