@@ -33,8 +33,11 @@ Environment:
                    FA_BENCH_ARGS="--iterations 30 --warmup_iterations 5 --warmup_time 0 --gpu_warmup_time 0"
                    PEERS_ARGS="--iterations 30 --warmup_iterations 5 --warmup_time 0 --gpu_warmup_time 0"
   PYTHON           interpreter for peers.py       (default python3; it needs torch)
-  HEAD_DIMS        grid fa2 only: the head_dims to run, comma list of 64, 128, 256 (default all
-                   three); the default problem (head_dim 128) runs only when 128 is in it. The whole
+  HEAD_DIMS        the head_dims to run, comma list of 64, 128, 256. Grid fa2: default all
+                   three; the default problem (head_dim 128) runs only when 128 is in it. Grid
+                   decode: default 128; every decode point runs each value (one fa-bench call),
+                   GQA prefill only with 128; other values need INTERLEAVE=1 (peers.py --grid
+                   decode is head_dim 128). Grid fa2: the whole
                    grid with two peers takes ~9.5 min on an H100 (session 33), near a device call's
                    10-minute limit: HEAD_DIMS=64,128 in one call and HEAD_DIMS=256 in the next, their
                    ladder.csv files joined after (plot.py reads several CSVs)
@@ -49,7 +52,8 @@ Grid fa2 (as peers.py --grid fa2): 16k tokens, seqlen 512..16384, batch = 16384/
 (head_dim 64, 32 heads), (head_dim 128, 16 heads) and (head_dim 256, 16 heads); plus fa-bench's
 default 4 x 8192 x 16 x 128. Every point runs causal 0 and 1 in one fa-bench call and, interleaved,
 one peers.py call (18 + 1 of each; INTERLEAVE=0: the fa-bench calls, then one peers.py call).
-Grid decode (as peers.py --grid decode), 32 heads, head_dim 128, K/V heads 32 and 8 in every call:
+Grid decode (as peers.py --grid decode), 32 heads, head_dim 128 (HEAD_DIMS), K/V heads 32 and 8 in
+every call:
   B x Sq x Sk = 64x1x8192, 8x1x32768, 16x16x8192 (one call each), 1x1x(1k..256k) (one call: the
   decode chart's series, with the 1x1x131072 anchor), non-causal; GQA prefill 4x8192x8192, causal
   0 and 1 (one call): 5 calls, each with (interleaved) a peers.py call on its problems with
@@ -139,19 +143,18 @@ case "$calibrate" in
     0|1) ;;
     *) die "CALIBRATE=$calibrate: 0 or 1" ;;
 esac
-head_dims="${HEAD_DIMS:-64,128,256}"
+# The fa2 grid runs every head_dim by default, the decode grid head_dim 128 (its anchors and series;
+# rung 10 also has 64 and 256, session 40).
+if [[ $grid == fa2 ]]; then head_dims="${HEAD_DIMS:-64,128,256}"; else head_dims="${HEAD_DIMS:-128}"; fi
 wanted() { [[ ",$head_dims," == *",$1,"* ]]; }  # is head_dim $1 in HEAD_DIMS
-if [[ $grid == fa2 ]]; then
-    IFS=, read -r -a head_dim_list <<< "$head_dims"
-    for d in "${head_dim_list[@]}"; do
-        case "$d" in
-            64|128|256) ;;
-            *) die "HEAD_DIMS=$head_dims: each value one of 64, 128, 256" ;;
-        esac
-    done
-elif [[ -n "${HEAD_DIMS:-}" ]]; then
-    die "HEAD_DIMS is for --grid fa2 (the decode grid is head_dim 128)"
-fi
+IFS=, read -r -a head_dim_list <<< "$head_dims"
+((${#head_dim_list[@]} > 0)) || die "HEAD_DIMS=$head_dims: each value one of 64, 128, 256"
+for d in "${head_dim_list[@]}"; do
+    case "$d" in
+        64|128|256) ;;
+        *) die "HEAD_DIMS=$head_dims: each value one of 64, 128, 256" ;;
+    esac
+done
 interleave="${INTERLEAVE:-1}"
 case "$interleave" in
     0|1) ;;
@@ -160,6 +163,9 @@ esac
 # Without interleaving the peers run peers.py's whole --grid fa2, which has no head_dim filter.
 if [[ $grid == fa2 && $interleave == 0 ]] && ! { wanted 64 && wanted 128 && wanted 256; }; then
     die "HEAD_DIMS=$head_dims needs INTERLEAVE=1 (peers.py --grid fa2 runs every head_dim)"
+fi
+if [[ $grid == decode && $interleave == 0 && $head_dims != 128 ]]; then
+    die "HEAD_DIMS=$head_dims needs INTERLEAVE=1 (peers.py --grid decode runs head_dim 128)"
 fi
 peaks="$out_dir/peaks.csv"
 peaks_args=()
@@ -257,13 +263,14 @@ if [[ $grid == fa2 ]]; then
     wanted 128 && point 4 8192 16 128  # the CuTe DSL example's default problem
     ((interleave)) || peers_grid=(--grid fa2)
 else
-    # 32 query heads, D = 128, K/V heads 32 (MHA) and 8 (GQA) in every call. Sq and Sk of different
-    # points are never crossed: one call per (B, Sq, Sk) set, the Sk series in one call.
+    # 32 query heads, K/V heads 32 (MHA) and 8 (GQA), every HEAD_DIMS value (default 128) in every
+    # call. Sq and Sk of different points are never crossed: one call per (B, Sq, Sk) set, the Sk
+    # series in one call.
     # FA4 takes a split count: its heuristic (0) and unsplit (1), one row each; SDPA picks its own.
     peer_extra=(--num_splits 0,1)
     decode_point() {  # B Sq Sk[,Sk...]: non-causal (a decode step sees the whole cache)
-        at_point --batch_size "$1" --seqlen_q "$2" --seqlen_k "$3" --num_head 32 --num_head_kv 32,8 --head_dim 128 \
-            --causal 0
+        at_point --batch_size "$1" --seqlen_q "$2" --seqlen_k "$3" --num_head 32 --num_head_kv 32,8 \
+            --head_dim "$head_dims" --causal 0
     }
     decode_point 64 1 8192
     decode_point 8 1 32768
@@ -272,7 +279,8 @@ else
     for ((sk = 1024; sk <= 262144; sk *= 2)); do series+=("$sk"); done
     decode_point 1 1 "$(IFS=,; echo "${series[*]}")"  # the chart's B = 1 series; 131072 is an anchor
     # GQA prefill beside MHA on the same shape: grouping must not cost when row blocks fill the GPU.
-    at_point --batch_size 4 --seqlen_q 8192 --seqlen_k 8192 --num_head 32 --num_head_kv 32,8 --head_dim 128 --causal 0,1
+    # Head_dim 128 only (the fa2 grid has prefill at every head_dim).
+    wanted 128 && at_point --batch_size 4 --seqlen_q 8192 --seqlen_k 8192 --num_head 32 --num_head_kv 32,8 --head_dim 128 --causal 0,1
     ((interleave)) || peers_grid=(--grid decode --num_splits 0,1)
 fi
 

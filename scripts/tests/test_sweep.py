@@ -157,9 +157,34 @@ def test_the_whole_grid_in_any_order_runs_without_interleave(tmp_path):
     assert len(calls) == 19
 
 
-def test_head_dims_is_for_the_fa2_grid_only(tmp_path):
-    done, calls, *_ = run_sweep(tmp_path, options=["--grid", "decode"], HEAD_DIMS="128")
-    assert done.returncode == 2 and "HEAD_DIMS is for --grid fa2" in done.stderr and calls == []
+def test_head_dims_runs_the_decode_grid_at_each_head_dim(tmp_path):
+    # 128 is the decode grid's default: the same calls as without HEAD_DIMS.
+    done, calls, *_ = run_sweep(tmp_path, options=["--grid", "decode"], HEAD_DIMS="128", CALIBRATE="0")
+    assert done.returncode == 0, done.stderr
+    assert len(calls) == 5 and {flag(c, "--head_dim") for c in calls} == {"128"}
+    # 64 and 256 (rung 10's, session 40): every decode point at both, in one call each, peers on the
+    # same flags; no GQA prefill point (head_dim 128 only).
+    (tmp_path / "d").mkdir()
+    done, calls, _, peer_calls, _ = run_sweep(tmp_path / "d", options=["--grid", "decode"], HEAD_DIMS="64,256",
+                                              CALIBRATE="0")
+    assert done.returncode == 0, done.stderr
+    assert len(calls) == 4 and all(flag(c, "--head_dim") == "64,256" and flag(c, "--seqlen_q") != "8192" for c in calls)
+    assert [c.split(" --num_splits")[0].split("peers.py ")[1] for c in peer_calls] == \
+        [c.split(" --dtype")[0] for c in calls]
+    expected = {p for p in decode_problems() if p[3] != p[4]}  # the decode points, prefill left out
+    assert set().union(*(problems_of_call(c) for c in calls)) == \
+        {(b, h, k, sq, sk, d, c) for b, h, k, sq, sk, _, c in expected for d in (64, 256)}
+
+
+@pytest.mark.parametrize("env,message", [
+    ({"HEAD_DIMS": "96"}, "HEAD_DIMS=96: each value one of 64, 128, 256"),
+    ({"HEAD_DIMS": "64,512"}, "HEAD_DIMS=64,512: each value one of 64, 128, 256"),
+    ({"HEAD_DIMS": "64", "INTERLEAVE": "0"}, "HEAD_DIMS=64 needs INTERLEAVE=1 (peers.py --grid decode runs head_dim 128)"),
+])
+def test_bad_decode_head_dims_exit_2_with_one_line(tmp_path, env, message):
+    done, calls, other, peer_calls, _ = run_sweep(tmp_path, options=["--grid", "decode"], **env)
+    assert done.returncode == 2 and done.stderr == f"sweep.sh: {message}\n"
+    assert calls == other == peer_calls == []
 
 
 def test_sweep_goes_on_past_a_failing_point_and_exits_1(tmp_path):
