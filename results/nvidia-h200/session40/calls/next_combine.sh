@@ -32,4 +32,10 @@ timeout 330 python3 scripts/ab.py --build base=/tmp/s40e/fa-bench --build groups
 echo "ab rc=$? at $SECONDS s"; tail -n 30 $OUT/ab.txt
 timeout 60 python3 scripts/peers.py --backends cudnn --batch_size 1 --seqlen_q 1 --seqlen_k 1024,4096,16384,65536,131072 \
     --num_head 32 --num_head_kv 8,32 --head_dim 64,128 --fa-bench $N --csv $OUT/cudnn.csv > /dev/null 2>&1; echo "cudnn rc=$?"
+# The speculative-GQA point (16x32x16x8192x128, 8 K/V heads: 64 packed rows a K/V head) where rung
+# 7's 64-row tile reads 0.90x FA4 (session 39 call D): 128 CTAs on 132 SMs, left unsplit by the
+# balance rule (2-4 splits give the same waves per split); does a split or rung 9 read more?
+/tmp/s40e/fa-bench --kernel wgmma_overlap,wgmma_persistent --num_splits 1,2,3,4 --batch_size 16 --seqlen_q 16 \
+    --seqlen_k 8192 --num_head 32 --num_head_kv 8 --head_dim 128 --csv $OUT/spec_gqa.csv > $OUT/spec_gqa.txt 2>&1
+echo "spec gqa rc=$?"; grep -E "^wgmma" $OUT/spec_gqa.txt | cut -c1-160
 cd $OUT && tar -czf ab.tgz ab && rm -rf ab
