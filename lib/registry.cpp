@@ -113,7 +113,7 @@ const std::vector<KernelInfo>& kernel_registry() {
          "wgmma_overlap with one CTA per SM looping over the row tiles (global counter), next tile's loads under this one's end, a last wave at most half full split into key chunks (+128 launched)",
          90, &wgmma_persistent_instances, nullptr, true, kPersistent, &persistent_problem_limit, &hopper_tile_limit},
         {10, "mma_decode",
-         "mma for decode: one 16-row band a CTA (mma.sync's M), its 4 warps splitting each 64-key tile and merging their states once; three CTAs an SM",
+         "mma for decode: one 16-row band a CTA (mma.sync's M), its warps splitting each key tile 16 keys each (4 of a 64-key tile; 2 of 32 at head_dim 256) and merging their states once; three or four CTAs an SM",
          80, &mma_decode_instances, nullptr, false, kDecode, nullptr, nullptr, false},
     };
     return kRegistry;

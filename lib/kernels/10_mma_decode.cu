@@ -1,7 +1,7 @@
 // Rung 10 — mma_decode: rung 3's mma.sync key tile turned for decode. A CTA holds ONE 16-row band of
-// query rows, and its four warps split every key tile between them (16 keys each) instead of
-// splitting the rows; each warp keeps its own running max, sum and O over its keys, and the four
-// are merged once, in shared memory, before the output is written.
+// query rows, and its warps (four; two at head_dim 256) split every key tile between them (16 keys
+// each) instead of splitting the rows; each warp keeps its own running max, sum and O over its keys,
+// and they are merged once, in shared memory, before the output is written.
 //
 // What changed from rung 3 (mma), and why. A decode step has one query row per sequence and K/V
 // head (Sq = 1), or Sq · heads per K/V head when GQA is packed (4 at 32 heads over 8): the fused
@@ -72,6 +72,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -122,8 +123,8 @@ struct MmaDecodeTraits {
     static constexpr int kSmemBytes = kTileQBytes + 2 * kStages * kTileKVBytes;
     // CTAs an SM that shared memory allows (227 KB, 1 KB reserved a CTA), at most three: the
     // register cap __launch_bounds__ sets from it (three at head_dim 64-128 and at 256's 2-warp tile).
-    static constexpr int kCtasPerSm = 227 * 1024 / (kSmemBytes + 1024) < 3 ? 227 * 1024 / (kSmemBytes + 1024) : 3;
-    // The merge: warps 1-3 leave O (kNTilesO float4 a lane) and {m0, m1, l0, l1} (one float4) in
+    static constexpr int kCtasPerSm = std::min(3, 227 * 1024 / (kSmemBytes + 1024));
+    // The merge: warps 1.. leave O (kNTilesO float4 a lane) and {m0, m1, l0, l1} (one float4) in
     // the K/V stages, lane-major so that each float4 store and load is conflict-free.
     static constexpr int kMergeFloat4s = (kNWarps - 1) * (kNTilesO + 1) * 32;
 
@@ -165,7 +166,7 @@ __global__ void __launch_bounds__(Tr::kNThreads, Tr::kCtasPerSm) mma_decode_kern
     mma_key_loop<Tr>(sQ, bi, tiles, m_start, tid, o, m, l, p);
 
     // The merge. Every warp holds the same rows' state over its own keys, in the same fragment
-    // layout, so lane L of warp 0 merges lane L of warps 1-3: per row half h, m = max of the four,
+    // layout, so lane L of warp 0 merges lane L of the other warps: per row half h, m = their max,
     // each state scaled by 2^(m_w - m) (m and l are kept in the scaled base-2 domain; a row one warp
     // saw no key of has m_w = kRowMaxStart and l_w = 0, whose factor underflows to 0). l is still
     // thread-partial here and is quad-reduced by normalize_fragment, as rung 3's.
