@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Prepared in session 40, not run (device time spent): the split-KV combine with lane groups and 32
-# loads in flight (branch combine-groups, results/nvidia-h200/session40/combine_groups.patch; build
+# loads in flight, and the GPU decode matrix at head_dim 256 and 70 splits (branch combine-groups,
+# results/nvidia-h200/session40/combine_groups.patch, two commits; build
 # .exp/s40g.tar.xz, against main's s40e). Why: at head_dim 64 with 8 K/V heads along B = 1 rung 10 is
 # 0.83-0.96x cuDNN (call F); those launches split 8 CTAs up to 64 ways, and the combine read 16
 # splits per round trip to L2 with half its lanes idle at head_dim 64 (a row is 16 float4), so 64
 # splits took four dependent round trips. Now a round covers 32 splits a lane group, two groups at
-# head_dim 64: one round. Builds (.exp/ does not outlive a checkout: rebuild them): s40e = main at
-# 0a2de78, s40g = that plus the patch, each with -DCMAKE_CUDA_ARCHITECTURES=90, fa-bench and
+# head_dim 64: one round. Builds (.exp/ does not outlive a checkout: rebuild them): s40e = main (its device
+# code as at 0a2de78), s40g = that plus the patch (git apply), each with -DCMAKE_CUDA_ARCHITECTURES=90, fa-bench and
 # tests/fa_gpu_tests tarred as tmp/<name>/. A fresh machine, carry [".exp/s40e.tar.xz", ".exp/s40g.tar.xz"], ~300 s:
 # GPU tests of s40g, memcheck / racecheck on split decode shapes at head_dim 64, 128, 256 (the
 # combine's three lane layouts), then scripts/ab.py, s40e against s40g, rung 10 along B = 1 at head_dim 64 and
@@ -14,7 +15,7 @@
 set -uo pipefail
 for b in s40e s40g; do tar -xJf .exp/$b.tar.xz -C /; done
 N=/tmp/s40g/fa-bench
-( time timeout 150 /tmp/s40g/fa_gpu_tests "~[large]" ) > $OUT/gpu_tests.log 2>&1
+( time timeout 200 /tmp/s40g/fa_gpu_tests "~[large]" ) > $OUT/gpu_tests.log 2>&1
 echo "gpu tests rc=$? $(grep -E 'assertions|FAILED' $OUT/gpu_tests.log | tail -2 | tr '\n' ' ') at $SECONDS s"
 for tool in memcheck racecheck; do
   timeout 60 compute-sanitizer --tool $tool --error-exitcode 99 $N --kernel mma_decode --batch_size 1 --seqlen_q 1 \
