@@ -496,14 +496,14 @@ const std::vector<ModeSpec>& mode_table() {
     return kModes;
 }
 
-// The smallest query tile that may run: the given --m_block_size values, else the tiled
-// instances of the selected kernels. 0: only untiled kernels (their limits are per kernel).
 // Whether --kernel selects k (left out or "all": every kernel).
 bool selected(const Options& o, const KernelInfo& k) {
     return o.kernels.empty() || o.kernels.front() == "all" ||
            std::find(o.kernels.begin(), o.kernels.end(), k.slug) != o.kernels.end();
 }
 
+// The smallest query tile that may run: the given --m_block_size values, else the tiled
+// instances of the selected kernels. 0: only untiled kernels (their limits are per kernel).
 int smallest_query_tile(const Options& o) {
     if (!o.m_block_size.empty()) return *std::min_element(o.m_block_size.begin(), o.m_block_size.end());
     int m = 0;
@@ -516,8 +516,8 @@ int smallest_query_tile(const Options& o) {
 }
 
 // Whether a kernel --kernel selects runs the tile (m, t) without the example's rule
-// (KernelInfo::example_tile_rule false: rung 10, whose 4 warps share 16 rows and split the keys,
-// instantiates 16 x 64 at 128 threads). Such a tile is not bad input: the kernels that keep the
+// (KernelInfo::example_tile_rule false: rung 10, whose warps share 16 rows and split the keys,
+// instantiates 16 rows at 128 threads, and at 64 at head_dim 256). Such a tile is not bad input: the kernels that keep the
 // rule report it unsupported, and that kernel runs it.
 bool tile_exempt_from_example_rule(const Options& o, int m, int t) {
     for (const KernelInfo& k : kernel_registry()) {
@@ -575,7 +575,7 @@ const std::vector<CrossRule>& cross_rules() {
                                 max_time);
          }},
         {"--m_block_size with --num_threads: (m_block_size * 2) divisible by num_threads (the example's rule; "
-         "except a tile a selected kernel whose warps do not split the rows instantiates: mma_decode's 16 x 128)",
+         "except a tile a selected kernel whose warps do not split the rows instantiates: mma_decode's 16 rows at 128 or 64 threads)",
          [](const Options& o) -> std::string {
              for (int m : o.m_block_size)
                  for (int t : o.num_threads)

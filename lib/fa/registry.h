@@ -47,8 +47,8 @@ struct KernelInfo {
     // a "not instantiated" reason. Null: no rule beyond the instance list.
     std::string (*tile_limit)(const TileConfig& tile, const ProblemShape& problem) = nullptr;
     // The CuTe DSL example's copy-partition rule, (m_block_size * 2) % num_threads == 0, holds for
-    // this rung's tiles (every rung whose warps split the rows); rung 10's 16-row band with 4
-    // warps splitting the keys does not follow it.
+    // this rung's tiles (every rung whose warps split the rows); rung 10's 16-row band, its
+    // warps splitting the keys, does not follow it.
     bool example_tile_rule = true;
 };
 
