@@ -71,6 +71,23 @@ inline constexpr double kBalanceGain = 0.95;
 // Key tiles of one row block: ceil(seqlen_k / block_n), the range split-KV cuts into chunks.
 inline int key_blocks(int seqlen_k, int block_n) { return (seqlen_k + block_n - 1) / block_n; }
 
+// Warps the combine gives each output row (lib/splitkv_combine.cu, its comment says why): one up to
+// `one_warp_splits` (what one warp loads in one round: 16 up to head_dim 128, 8 at 256); past that the
+// fewest, doubling from two up to kCombineMaxWarpsPerRow, that leave each lane slot (one lane group
+// of one warp; `lane_groups` a warp: 2 at head_dim 64, else 1) at most kCombineSplitsPerSlot splits.
+// Session 41 (an H200, scripts/ab.py, three rounds, calls C and D): four splits a slot took the
+// combine to 3.7-4.1 µs from 16 to 64 splits (ncu) and rung 10 at 1x32x1xSk with 8 K/V heads
+// +10-13 % at head_dim 64 and 256 from 4,096 keys (64 and 33 splits), but at 16 splits it lost
+// 1.5-6 % to one warp a row, whose floor is lower (3.2-3.4 µs).
+inline constexpr int kCombineMaxWarpsPerRow = 8;
+inline constexpr int kCombineSplitsPerSlot = 4;
+inline int combine_warps_per_row(int num_splits, int lane_groups, int one_warp_splits) {
+    if (num_splits <= one_warp_splits) return 1;
+    int warps = 2;
+    while (warps < kCombineMaxWarpsPerRow && warps * lane_groups * kCombineSplitsPerSlot < num_splits) warps *= 2;
+    return warps;
+}
+
 // Partial outputs of a split launch: o_partial (fp32, [splits][B][H][Sq][D]) then lse_partial
 // (fp32, [splits][B][H][Sq]), each 256-byte aligned. 0 when num_splits <= 1.
 std::size_t splitkv_workspace_bytes(const ProblemShape& p, int num_splits);

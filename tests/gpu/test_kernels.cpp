@@ -477,7 +477,7 @@ TEST_CASE("GQA, split-KV and the LSE on the decode matrix", "[gpu][decode]") {
     const std::vector<int> seqlens_k = {1, 17, 1000, 4097, 33000};
     const int heads = 8;
     for (fa::DType dtype : {fa::DType::BFloat16, fa::DType::Float16})
-        for (int d : {64, 128}) {
+        for (int d : {64, 128, 256}) {
             // The first row of every kernel this GPU runs for (dtype, d); per problem also the
             // row check_support picks when it differs (a short-query tile: the Hopper rungs' 64-row
             // decode tile where Sq x heads per K/V head <= 64).
@@ -514,9 +514,12 @@ TEST_CASE("GQA, split-KV and the LSE on the decode matrix", "[gpu][decode]") {
                                     data.run(*kernel, *inst, 1, label);
                                     if (!kernel->caps.split_kv) continue;
                                     const int blocks = fa::key_blocks(sk, inst->tile.n_block_size);
-                                    // 37: more splits than a warp has lanes, and not a whole number of
-                                    // the combine's 8-split load groups (lib/splitkv_combine.cu).
-                                    for (int splits : {2, 7, 37})
+                                    // The combine's layouts (lib/splitkv_combine.cu, fa/splitkv.h's
+                                    // combine_warps_per_row): one warp a row up to 16 splits (8 at head_dim
+                                    // 256), then 4 warps a row (13 at 256, 20 at 64) or 8 (37, 70); 37 more
+                                    // splits than a warp has lanes (a second LSE register), 70 more than
+                                    // one round of loads at head_dim 256 and not a whole number of rounds.
+                                    for (int splits : {2, 7, 13, 20, 37, 70})
                                         if (splits <= blocks) data.run(*kernel, *inst, splits, label);
                                     data.run(*kernel, *inst, 0, label);
                                 }

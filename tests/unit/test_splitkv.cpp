@@ -147,3 +147,26 @@ TEST_CASE("tail split: the last wave's tiles cut into key chunks where it is at 
     CHECK(t.splits == 3);
     CHECK(fa::choose_tail_split(0, 132, 256, false).tiles == 0);
 }
+
+TEST_CASE("split-KV combine: one warp a row up to one round of loads, then up to 4 splits a lane slot", "[splitkv]") {
+    // One warp while its one round of loads covers the splits: 16 at head_dim 64 and 128, 8 at 256.
+    CHECK(fa::combine_warps_per_row(2, 1, 16) == 1);
+    CHECK(fa::combine_warps_per_row(16, 1, 16) == 1);
+    CHECK(fa::combine_warps_per_row(16, 2, 16) == 1);
+    CHECK(fa::combine_warps_per_row(8, 1, 8) == 1);
+    // Past it, from two warps, doubling until a slot holds at most 4: 17 -> 8 at head_dim 128
+    // (3 a slot), 17 -> 4 at head_dim 64 (two groups, 3 a slot), 9 -> 4 at head_dim 256 (3 a slot).
+    CHECK(fa::combine_warps_per_row(17, 1, 16) == 8);
+    CHECK(fa::combine_warps_per_row(17, 2, 16) == 4);
+    CHECK(fa::combine_warps_per_row(9, 1, 8) == 4);
+    CHECK(fa::combine_warps_per_row(9, 2, 16) == 1);
+    // The B = 1 GQA decode counts (session 41 calls C and D): 33 -> 8 at head_dim 128 and 256 (5 a
+    // slot), 64 -> 8 at head_dim 64 (4 a slot); never more than 8 (128 splits: 16 a slot).
+    CHECK(fa::combine_warps_per_row(33, 1, 16) == 8);
+    CHECK(fa::combine_warps_per_row(33, 1, 8) == 8);
+    CHECK(fa::combine_warps_per_row(64, 2, 16) == 8);
+    CHECK(fa::combine_warps_per_row(128, 1, 16) == fa::kCombineMaxWarpsPerRow);
+    // 32 splits at head_dim 64: four warps (two groups each) hold 4 a slot, so not eight.
+    CHECK(fa::combine_warps_per_row(32, 2, 16) == 4);
+    CHECK(fa::combine_warps_per_row(33, 2, 16) == 8);
+}
