@@ -297,6 +297,7 @@ bool waits_for_prerequisite_grids() {
 // wave of splits runs (on SMs the splits leave free) and begin the moment it completes, instead of
 // after a full launch gap. At decode shapes the whole split kernel takes 0.2 ms, where that gap
 // and the combine are a measurable share.
+//
 // combine_kernel up to the splits one warp loads in one round, else combine_warps_kernel with
 // fa/splitkv.h's combine_warps_per_row; kGroups: the lane groups of the latter.
 template <typename T, int kChunks, int kGroups = 1>
