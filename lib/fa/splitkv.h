@@ -1,7 +1,7 @@
 // Split-KV (flash-decoding): when a problem has too few row blocks to fill the GPU (decode: one
 // query row per sequence), the key range of every row block is cut into num_splits chunks run by
 // separate CTAs. Each writes a partial O, normalized by its own row sum, in fp32, and its rows'
-// log-sum-exp; one combine kernel merges them exactly:
+// log-sum-exp; one combine launch merges them exactly:
 //   lse = log Σ_i exp(lse_i),   o = Σ_i exp(lse_i − lse) · o_i.
 // Every split-capable rung uses the same partial layout (FwdParams::o_partial / lse_partial) and
 // the same combine launch.
@@ -75,10 +75,10 @@ inline int key_blocks(int seqlen_k, int block_n) { return (seqlen_k + block_n - 
 // `one_warp_splits` (what one warp loads in one round: 16 up to head_dim 128, 8 at 256); past that the
 // fewest, doubling from two up to kCombineMaxWarpsPerRow, that leave each lane slot (one lane group
 // of one warp; `lane_groups` a warp: 2 at head_dim 64, else 1) at most kCombineSplitsPerSlot splits.
-// Session 41 (an H200, scripts/ab.py, three rounds, calls C and D): four splits a slot took the
-// combine to 3.7-4.1 µs from 16 to 64 splits (ncu) and rung 10 at 1x32x1xSk with 8 K/V heads
-// +10-13 % at head_dim 64 and 256 from 4,096 keys (64 and 33 splits), but at 16 splits it lost
-// 1.5-6 % to one warp a row, whose floor is lower (3.2-3.4 µs).
+// Session 41 (an H200, scripts/ab.py, three rounds, calls C-E): four splits a slot took the
+// combine to 3.7-4.1 µs at 16 to 64 splits (ncu) and rung 10 at 1x32x1xSk with 8 K/V heads 1.11-1.12x
+// at head_dim 64 (4k and 16k keys, 64 splits) and 1.09x at 256 (4k, 32), but at 16 splits and fewer
+// it lost 1.5-10 % to one warp a row, whose floor is lower (3.2-3.4 µs against 3.7-4.4).
 inline constexpr int kCombineMaxWarpsPerRow = 8;
 inline constexpr int kCombineSplitsPerSlot = 4;
 inline int combine_warps_per_row(int num_splits, int lane_groups, int one_warp_splits) {
