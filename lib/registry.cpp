@@ -84,6 +84,7 @@ const std::vector<KernelInfo>& kernel_registry() {
     constexpr KernelCaps kDecodeTail{true, true, true, MathUnit::TensorCore, false, true};
     constexpr KernelCaps kPersistent{true, true, true, MathUnit::TensorCore, true, true};
     constexpr KernelCaps kTailSplit{false, false, false, MathUnit::TensorCore, false, true};
+    constexpr KernelCaps kDecodeChunks{true, true, true, MathUnit::TensorCore, false, false, true};
     static const std::vector<KernelInfo> kRegistry = {
         {0, "naive", "materialized S and P in global memory: cuBLAS GEMM, fp32 softmax, cuBLAS GEMM", 80,
          &naive_instances, &naive_workspace_bytes, false, kPlain, &naive_problem_limit},
@@ -114,7 +115,7 @@ const std::vector<KernelInfo>& kernel_registry() {
          90, &wgmma_persistent_instances, nullptr, true, kPersistent, &persistent_problem_limit, &hopper_tile_limit},
         {10, "mma_decode",
          "mma for decode: one 16-row band a CTA (mma.sync's M), its warps splitting each key tile 16 keys each (4 of a 64-key tile; 2 of 32 at head_dim 256) and merging their states once; three or four CTAs an SM",
-         80, &mma_decode_instances, nullptr, false, kDecode, nullptr, nullptr, false},
+         80, &mma_decode_instances, nullptr, false, kDecodeChunks, nullptr, nullptr, false},
     };
     return kRegistry;
 }

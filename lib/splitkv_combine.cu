@@ -18,7 +18,11 @@ constexpr int kWarpsBlock = 8;     // several warps a row (combine_warps_kernel)
 static_assert(kWarpsBlock % kCombineMaxWarpsPerRow == 0, "whole rows a block");
 constexpr int kMaxChunks = 2;     // float4 chunks per lane: 2 · 4 · 32 = 256 = the largest head_dim
 constexpr int kSplitsPerLane = kMaxSplits / 32;  // lse and weight registers per lane
-constexpr int kLoadsInFlight = 16;  // float4 partial loads per lane in flight: 64 registers
+// kCombineLoadsInFlight (fa/splitkv.h): float4 partial loads per lane in flight, 64 registers. The
+// host's split rule reads what one warp merges in one round from combine_one_warp_splits.
+static_assert(combine_one_warp_splits(4 * 32) == kCombineLoadsInFlight &&
+                  combine_one_warp_splits(4 * 32 * kMaxChunks) == kCombineLoadsInFlight / kMaxChunks,
+              "combine_one_warp_splits matches the kernels' rounds");
 static_assert(kMaxSplits % 32 == 0, "whole lanes of splits");
 
 template <typename T> __device__ void store4(T* dst, float4 v);
@@ -47,6 +51,18 @@ __device__ __forceinline__ float split_weight(const float (&w)[kSplitsPerLane], 
 #pragma unroll
     for (int j = 1; j < kSplitsPerLane; ++j) mine = slot == j ? w[j] : mine;
     return __shfl_sync(0xffffffffu, mine, i % 32);
+}
+
+// acc += w · v: one split's partial row, a lane's kChunks float4 of it, into the running sum.
+template <int kChunks>
+__device__ __forceinline__ void add_weighted(float4 (&acc)[kChunks], float w, const float4 (&v)[kChunks]) {
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+        acc[c].x += w * v[c].x;
+        acc[c].y += w * v[c].y;
+        acc[c].z += w * v[c].z;
+        acc[c].w += w * v[c].w;
+    }
 }
 
 // The row's log-sum-exp over its splits and each split's weight exp(lse_i − lse), lane i holding
@@ -95,7 +111,7 @@ __device__ __forceinline__ float row_lse_weights(const FwdParams& p, long long r
 // session 7 calls 1, 2 and 4).
 template <typename T, int kChunks>
 __global__ void __launch_bounds__(32 * kRowsPerBlock) combine_kernel(const FwdParams p) {
-    constexpr int kUnroll = kLoadsInFlight / kChunks;
+    constexpr int kUnroll = kCombineLoadsInFlight / kChunks;
     // Launched as a programmatic dependent of the main kernel where the device allows it (see
     // launch_combine): the CTAs may start while the splits still run, and wait here for them.
     ptx::wait_prerequisite_grids();
@@ -137,15 +153,7 @@ __global__ void __launch_bounds__(32 * kRowsPerBlock) combine_kernel(const FwdPa
         for (int u = 0; u < kUnroll; ++u) {
             const int i = i0 + u < splits ? i0 + u : 0;  // past the end: any lane, the weight is unused
             const float wi = split_weight(w, i);
-            if (i0 + u < splits && wi != 0.0f) {
-#pragma unroll
-                for (int c = 0; c < kChunks; ++c) {
-                    acc[c].x += wi * v[u][c].x;
-                    acc[c].y += wi * v[u][c].y;
-                    acc[c].z += wi * v[u][c].z;
-                    acc[c].w += wi * v[u][c].w;
-                }
-            }
+            if (i0 + u < splits && wi != 0.0f) add_weighted(acc, wi, v[u]);
         }
         i0 += kUnroll;
         if (i0 >= splits) break;
@@ -164,7 +172,7 @@ __global__ void __launch_bounds__(32 * kRowsPerBlock) combine_kernel(const FwdPa
 // round trips of 16 loads and a chain of 64 weight shuffles. ncu on an H200 (session 41 call B,
 // 1x32x1xSk, 8 K/V heads, warm L2) timed it at 6.0-6.1 µs with 64 splits and 3.2-3.4 µs with 16,
 // cuDNN's reduction kernel (a 256-thread CTA a row) at 2.6-3.9 µs. Past the splits one warp loads in
-// one round (kLoadsInFlight / kChunks: 16 up to head_dim 128, 8 at 256), a row is read here by
+// one round (kCombineLoadsInFlight / kChunks: 16 up to head_dim 128, 8 at 256), a row is read here by
 // `warps_per_row` warps (4 or 8: fa/splitkv.h, combine_warps_per_row) of kGroups lane groups each
 // (kGroups = 32 / the lanes a row needs: two at head_dim 64, so every lane loads). Slot k = warp ·
 // kGroups + group takes splits k, k + slots, ...; each warp computes the row's lse itself
@@ -176,7 +184,7 @@ __global__ void __launch_bounds__(32 * kRowsPerBlock) combine_kernel(const FwdPa
 template <typename T, int kChunks, int kGroups>
 __global__ void __launch_bounds__(32 * kWarpsBlock) combine_warps_kernel(const FwdParams p, const int warps_per_row) {
     static_assert(kGroups == 1 || kChunks == 1, "lane groups only where a row fits one group's float4s");
-    constexpr int kUnroll = kLoadsInFlight / kChunks;
+    constexpr int kUnroll = kCombineLoadsInFlight / kChunks;
     constexpr int kGroupLanes = 32 / kGroups;
     constexpr int kRowChunks = 32 * kChunks / kGroups;  // float4 a row holds at most: its lanes' chunks
     ptx::wait_prerequisite_grids();  // as in combine_kernel
@@ -224,15 +232,7 @@ __global__ void __launch_bounds__(32 * kWarpsBlock) combine_warps_kernel(const F
             // will do, the weight is unused.
             const int i = mine < splits ? mine : 0;
             const float wi = split_weight(w, i);
-            if (mine < splits && wi != 0.0f) {
-#pragma unroll
-                for (int c = 0; c < kChunks; ++c) {
-                    acc[c].x += wi * v[u][c].x;
-                    acc[c].y += wi * v[u][c].y;
-                    acc[c].z += wi * v[u][c].z;
-                    acc[c].w += wi * v[u][c].w;
-                }
-            }
+            if (mine < splits && wi != 0.0f) add_weighted(acc, wi, v[u]);
         }
         i0 += kUnroll * slots;
         if (i0 >= splits) break;
@@ -303,7 +303,7 @@ bool waits_for_prerequisite_grids() {
 template <typename T, int kChunks, int kGroups = 1>
 cudaError_t launch_combine_chunks(const FwdParams& p, cudaStream_t stream) {
     const long long rows = static_cast<long long>(p.batch) * p.heads * p.seqlen_q;
-    const int warps = combine_warps_per_row(p.num_splits, kGroups, kLoadsInFlight / kChunks);
+    const int warps = combine_warps_per_row(p.num_splits, kGroups, kCombineLoadsInFlight / kChunks);
     if (warps == 1) {
         const unsigned blocks = static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock);
         return launch_kernel(combine_kernel<T, kChunks>, dim3(blocks), dim3(32 * kRowsPerBlock), 0, stream,

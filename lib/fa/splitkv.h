@@ -29,8 +29,10 @@ inline constexpr int kMaxSplits = 128;
 // most kMaxBalanceSplits fills the waves clearly better (below).
 // `fill_slots` (0: `slots`) is what the one-wave rule fills: the launch plan passes SMs x
 // split_fill_ctas_per_sm (below).
+// `chunks` (default: any chunk) is what the one-wave rule's chunks must hold (SplitChunkRule below).
+struct SplitChunkRule;
 int choose_num_splits(long long ctas, int slots, int key_blocks, bool balance_waves = false, int fill_slots = 0,
-                      int max_splits = kMaxSplits);
+                      int max_splits = kMaxSplits, const SplitChunkRule* chunks = nullptr);
 
 // CTAs an SM the one-wave rule fills at most: enough that their K/V stages in flight reach
 // kSplitFillBytesPerSm, no more than are resident (split_fill_ctas_per_sm). Past that an SM already
@@ -70,6 +72,41 @@ inline constexpr double kBalanceGain = 0.95;
 
 // Key tiles of one row block: ceil(seqlen_k / block_n), the range split-KV cuts into chunks.
 inline int key_blocks(int seqlen_k, int block_n) { return (seqlen_k + block_n - 1) / block_n; }
+
+// Float4 partial loads a combine lane keeps in flight (lib/splitkv_combine.cu): one warp merges a
+// row's splits in one round of loads up to combine_one_warp_splits — 16 up to head_dim 128 (one
+// float4 a lane of a row), 8 above (two).
+inline constexpr int kCombineLoadsInFlight = 16;
+inline constexpr int combine_one_warp_splits(int head_dim) { return kCombineLoadsInFlight / (head_dim <= 128 ? 1 : 2); }
+
+// What a split's chunk must hold under the one-wave rule (choose_num_splits): at least `min_blocks`
+// key blocks, and at least `wide_min_blocks` wherever the count passes `one_warp_splits`, the splits
+// the combine merges with one warp a row (past them its merge costs more: combine_warps_per_row).
+// split_chunk_rule sets it for a launch: two key blocks (a chunk of one has no second stage whose
+// load overlaps the first's math, and pays the CTA's fixed costs — Q, the partial's write, a share of
+// the combine — for one tile), and past one_warp_splits kSplitFillBytesPerSm of K/V (what an SM needs
+// in flight): more splits then pay the several-warps merge for chunks too short to be worth it.
+// Rung 10 along B = 1 (session 42 call A, an H200, two rounds, 1k-32k keys, 8 and 32 K/V heads,
+// head_dim 64 / 128 / 256, splits 2-128 by powers of two, µs; results/nvidia-h200/session42/): every
+// chunk of one key block lost to two — head_dim 64 with 8 K/V heads 1k 16 -> 8 splits 9.41 -> 9.15,
+// 2k 32 -> 16 10.59 -> 10.08; head_dim 128 2k 32 -> 16 11.97 -> 11.39; head_dim 256 1k 32 -> 16 12.86 ->
+// 12.54. At head_dim 64 (16 KB a block) past 16 splits four blocks beat two: 4k 16 splits 10.46 against
+// 32's 11.30 and the old rule's 64 at 12.06, 8k 32 splits 12.38 against 64's 13.18; at 2k the 16 splits
+// one warp merges (chunks of two) beat 8 (four): 10.08 against 10.46. With 32 K/V heads, and at 8k keys
+// and more with 8, the fill already kept chunks that long: the counts there stay, and so did the best
+// measured count at every such point (within 1 %).
+struct SplitChunkRule {
+    int min_blocks = 1;
+    int one_warp_splits = kMaxSplits;
+    int wide_min_blocks = 1;
+};
+inline constexpr int kMinSplitChunkBlocks = 2;
+inline SplitChunkRule split_chunk_rule(long long stage_kv_bytes, int head_dim) {
+    const long long stage = std::max(stage_kv_bytes, 1LL);
+    const long long wide = (kSplitFillBytesPerSm + stage - 1) / stage;
+    return {kMinSplitChunkBlocks, combine_one_warp_splits(head_dim),
+            static_cast<int>(std::clamp<long long>(wide, kMinSplitChunkBlocks, kMaxSplits))};
+}
 
 // Warps the combine gives each output row (lib/splitkv_combine.cu, its comment says why): one up to
 // `one_warp_splits` (what one warp loads in one round: 16 up to head_dim 128, 8 at 256); past that the

@@ -63,6 +63,12 @@
 //     4,251); rungs 7 and 9 read 3.8-4.2 TB/s. The 4-warp 64-key tile (136 KB, one CTA an SM, 254
 //     registers) read 0.90-0.97x the 2-warp one at the Sq = 1 anchors (call A) and was not kept.
 //   FA4 was not in these calls (its site takes four calls to carry); the head_dim-128 grid has it.
+// Session 42 (results/nvidia-h200/session42/): the split heuristic keeps this rung's chunks at two key
+// blocks, and past the 16 splits one combine warp merges (8 at head_dim 256) at 64 KB of K/V
+// (fa/splitkv.h, SplitChunkRule; KernelCaps::split_chunk_rule). 1x32x1xSk with 8 K/V heads, three
+// rounds, µs: head_dim 64 4k keys 64 -> 16 splits 12.10 -> 10.82 (cuDNN 11.30), 8k 64 -> 32 13.09 ->
+// 12.45 (12.45), 2k 32 -> 16 10.40 -> 9.98; head_dim 128 2k 32 -> 16 11.71 -> 11.39; head_dim 256 1k
+// 32 -> 16 13.12 -> 12.42. The kernel is unchanged.
 // Not tried: a packed 64-row tile for Sq · H / H_kv up to 64 (the 16x32x16x8192 GQA point, where FA4
 // reads 4,358 against rung 7's 3,912 at head_dim 128): O for 64 rows is 256 fp32 a thread, so the
 // warps would split 2 x 2. At head_dim 64 and 256 that point's best is rung 7 (2,543 and 3,840 GB/s,

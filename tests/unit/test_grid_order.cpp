@@ -261,3 +261,36 @@ TEST_CASE("plan_launch: rungs 7 and 9 split a last wave at most half full", "[gr
         }
     }
 }
+
+TEST_CASE("plan_launch: rung 10's split counts keep the chunk rule, the other split rungs do not", "[grid_order]") {
+    const fa::KernelInfo* decode = fa::find_kernel("mma_decode");
+    const fa::KernelInfo* overlap = fa::find_kernel("wgmma_overlap");
+    REQUIRE(decode != nullptr);
+    REQUIRE(overlap != nullptr);
+    CHECK(decode->caps.split_chunk_rule);
+    CHECK_FALSE(overlap->caps.split_chunk_rule);
+    fa::ProblemShape p;
+    p.batch = 1;
+    p.heads = 32;
+    p.heads_kv = 8;
+    p.seqlen_q = 1;
+    p.seqlen_k = 4096;
+    p.head_dim = 64;
+    // Rung 10 at head_dim 64 (64-key tiles, 16 KB a stage, four CTAs an SM): 8 packed CTAs of 64
+    // key blocks; the fill alone would give 64 splits of one block, the rule 16 of four (session 42).
+    const auto rows = fa::runnable_instances(*decode, p.dtype, p.head_dim, 0, 0);
+    REQUIRE_FALSE(rows.empty());
+    const fa::LaunchPlan plan = fa::plan_launch(*decode, *rows.front(), p, 132, 4, kH100L2);
+    CHECK(plan.ctas == 8);
+    CHECK(plan.key_blocks == 64);
+    CHECK(plan.num_splits == 16);
+    // Rung 7's decode tile (128 keys, one CTA an SM) at 1k keys, head_dim 128: 8 key blocks, 8 splits
+    // of one block, as before the rule (two blocks measured 0.91x there).
+    p.seqlen_k = 1024;
+    p.head_dim = 128;
+    const auto orows = fa::runnable_instances(*overlap, p.dtype, p.head_dim, 0, 0);
+    REQUIRE_FALSE(orows.empty());
+    const fa::LaunchPlan oplan = fa::plan_launch(*overlap, *orows.front(), p, 132, 1, kH100L2);
+    CHECK(oplan.key_blocks == 8);
+    CHECK(oplan.num_splits == 8);
+}

@@ -80,6 +80,43 @@ TEST_CASE("split heuristic: the one-wave rule fills 64 KB of K/V stages an SM", 
     CHECK(fa::choose_num_splits(256, 528, 512, true, 264) == 1);
 }
 
+TEST_CASE("split heuristic: chunks of two key blocks, of 64 KB past one combine warp", "[splitkv]") {
+    // split_chunk_rule: two blocks; past 16 splits (8 at head_dim 256) 64 KB of K/V: four 16 KB
+    // blocks at head_dim 64, two 32 KB blocks at 128 and 256; a stage of 64 KB or more keeps two.
+    const fa::SplitChunkRule d64 = fa::split_chunk_rule(2LL * 64 * 64 * 2, 64);
+    const fa::SplitChunkRule d128 = fa::split_chunk_rule(2LL * 64 * 128 * 2, 128);
+    const fa::SplitChunkRule d256 = fa::split_chunk_rule(2LL * 32 * 256 * 2, 256);
+    CHECK((d64.min_blocks == 2 && d64.one_warp_splits == 16 && d64.wide_min_blocks == 4));
+    CHECK((d128.min_blocks == 2 && d128.one_warp_splits == 16 && d128.wide_min_blocks == 2));
+    CHECK((d256.min_blocks == 2 && d256.one_warp_splits == 8 && d256.wide_min_blocks == 2));
+    CHECK(fa::split_chunk_rule(2LL * 128 * 128 * 2, 128).wide_min_blocks == 2);
+    // Rung 10 at 1x32x1xSk with 8 K/V heads (8 CTAs), the counts session 42 call A measured fastest:
+    // head_dim 64 fills 528 slots (66 splits), 64-key blocks.
+    auto d64_splits = [&](int seqlen_k) { return fa::choose_num_splits(8, 528, seqlen_k / 64, true, 528, 128, &d64); };
+    CHECK(d64_splits(1024) == 8);    // 16 blocks: chunks of 2 (16 splits of 1 block before)
+    CHECK(d64_splits(2048) == 16);   // 32: chunks of 2, one combine warp (32 splits before)
+    CHECK(d64_splits(4096) == 16);   // 64: past 16 splits chunks of 4 would take 16 (64 before)
+    CHECK(d64_splits(8192) == 32);   // 128: chunks of 4 (64 before)
+    CHECK(d64_splits(16384) == 64);  // 256: chunks of 4, as before
+    CHECK(d64_splits(32768) == 64);  // 512: the fill's 66 splits, chunks of 8, as before
+    // head_dim 128 fills 264 slots (33 splits): 1k 16 -> 8, 2k 32 -> 16, from 4k as before (32).
+    auto d128_splits = [&](int seqlen_k) { return fa::choose_num_splits(8, 396, seqlen_k / 64, true, 264, 128, &d128); };
+    CHECK(d128_splits(1024) == 8);
+    CHECK(d128_splits(2048) == 16);
+    CHECK(d128_splits(4096) == 32);
+    CHECK(d128_splits(131072) == 33);
+    // head_dim 256, 32-key blocks: 1k 32 -> 16 (past its 8 one-warp splits, chunks of 2).
+    CHECK(fa::choose_num_splits(8, 396, 32, true, 264, 128, &d256) == 16);
+    CHECK(fa::choose_num_splits(8, 396, 64, true, 264, 128, &d256) == 32);
+    // With 32 K/V heads the fill keeps chunks long already: 16 splits from 2k keys at head_dim 64;
+    // at 1k (16 blocks) chunks of two: 8.
+    CHECK(fa::choose_num_splits(32, 528, 16, true, 528, 128, &d64) == 8);
+    CHECK(fa::choose_num_splits(32, 528, 32, true, 528, 128, &d64) == 16);
+    // Never below one split, whatever the rule: 3 key blocks at chunks of 2 -> 1; 1 block -> 1.
+    CHECK(fa::choose_num_splits(8, 528, 3, true, 528, 128, &d64) == 1);
+    CHECK(fa::choose_num_splits(8, 528, 1, true, 528, 128, &d64) == 1);
+}
+
 TEST_CASE("split heuristic: the smallest count of the shortest critical path", "[splitkv]") {
     // 10 key blocks, 2 CTAs, 132 slots: 5 splits give chunks of 2 in one wave; 6..9 splits give
     // chunks of 2 too (one split left with less or nothing), 10 give chunks of 1 → 10 wins.
