@@ -68,7 +68,12 @@
 // (fa/splitkv.h, SplitChunkRule; KernelCaps::split_chunk_rule). 1x32x1xSk with 8 K/V heads, three
 // rounds, µs: head_dim 64 4k keys 64 -> 16 splits 12.10 -> 10.82 (cuDNN 11.30), 8k 64 -> 32 13.09 ->
 // 12.45 (12.45), 2k 32 -> 16 10.40 -> 9.98; head_dim 128 2k 32 -> 16 11.71 -> 11.39; head_dim 256 1k
-// 32 -> 16 13.12 -> 12.42. The kernel is unchanged.
+// 32 -> 16 13.12 -> 12.42. The kernel is unchanged. Measured and not kept (calls C-E): the splits
+// merged here, by the last CTA of each row band to count in on a per-band counter, instead of the
+// combine launch (session42/merge_in_kernel*.patch): 0.85-0.98x at 1k-4k keys, with every thread's
+// fences or with one acq_rel atomic alike. ncu: the merging kernel ran 3.4-4.0 µs longer than the
+// unmerged one, as long as the whole combine, whose CTAs (a programmatic dependent launch) are
+// resident and start the moment the splits end, where the last split's merge is a serial tail.
 // Not tried: a packed 64-row tile for Sq · H / H_kv up to 64 (the 16x32x16x8192 GQA point, where FA4
 // reads 4,358 against rung 7's 3,912 at head_dim 128): O for 64 rows is 256 fp32 a thread, so the
 // warps would split 2 x 2. At head_dim 64 and 256 that point's best is rung 7 (2,543 and 3,840 GB/s,
