@@ -24,8 +24,8 @@ struct KernelCaps {
     // FwdParams::tail_tiles), merging the chunks in the kernel.
     bool tail_split = false;
     // The split heuristic keeps its chunks to fa/splitkv.h's SplitChunkRule (two key blocks; 64 KB
-    // of K/V past the splits one combine warp merges). Rung 10's, where session 42 measured it; on
-    // rungs 3, 7 and 9 it lost 4-10 % at 1k keys (a Hopper key block already holds 64 KB).
+    // of K/V past the splits one combine warp merges). Rung 10's, where session 42 measured it; at
+    // 1k keys it cost rungs 3, 7 and 9 7-10 % (a Hopper key block of 128 keys already holds 64 KB).
     bool split_chunk_rule = false;
 };
 

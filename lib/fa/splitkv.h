@@ -92,9 +92,12 @@ inline constexpr int combine_one_warp_splits(int head_dim) { return kCombineLoad
 // 2k 32 -> 16 10.59 -> 10.08; head_dim 128 2k 32 -> 16 11.97 -> 11.39; head_dim 256 1k 32 -> 16 12.86 ->
 // 12.54. At head_dim 64 (16 KB a block) past 16 splits four blocks beat two: 4k 16 splits 10.46 against
 // 32's 11.30 and the old rule's 64 at 12.06, 8k 32 splits 12.38 against 64's 13.18; at 2k the 16 splits
-// one warp merges (chunks of two) beat 8 (four): 10.08 against 10.46. With 32 K/V heads, and at 8k keys
-// and more with 8, the fill already kept chunks that long: the counts there stay, and so did the best
-// measured count at every such point (within 1 %).
+// one warp merges (chunks of two) beat 8 (four): 10.08 against 10.46. Elsewhere (32 K/V heads but
+// head_dim 64 at 1k keys; with 8, head_dim 128 from 4k, 256 from 2k, 64 from 16k) the fill already
+// kept chunks that long and the count stays; at every point of the scan the rule's count is the
+// fastest measured. Call B (three rounds against main): +2 to +12 % where rung 10's count moved. The
+// launch plan applies it to rung 10 only (KernelCaps::split_chunk_rule): at 1k keys it cost rungs 3,
+// 7 and 9 7-10 % (0.930 / 0.911 / 0.896x), at 2k rungs 7 and 9 3 % (rung 3 gained 4.5 %).
 struct SplitChunkRule {
     int min_blocks = 1;
     int one_warp_splits = kMaxSplits;
