@@ -53,11 +53,12 @@ LaunchPlan plan_launch(const KernelInfo& kernel, const KernelInstance& inst, con
         // One stage of K and V: a key tile of each (splitkv.h, split_fill_ctas_per_sm).
         const long long stage_kv_bytes = 2LL * block_n * p.head_dim * static_cast<long long>(input_bytes(p.dtype));
         const int fill = std::max(sm_count, 1) * split_fill_ctas_per_sm(ctas_per_sm, stage_kv_bytes);
-        const SplitChunkRule chunks = split_chunk_rule(stage_kv_bytes, p.head_dim);
+        const SplitChunkRule chunks =
+            kernel.caps.split_chunk_rule ? split_chunk_rule(stage_kv_bytes, p.head_dim) : SplitChunkRule{};
         plan.num_splits = p.num_splits > 0 ? p.num_splits
                                            : choose_num_splits(plan.ctas, resident, plan.key_blocks,
                                                                rows_fit_one_block(kernel, inst, p), fill, kMaxSplits,
-                                                               kernel.caps.split_chunk_rule ? &chunks : nullptr);
+                                                               chunks);
     }
     if (kernel.caps.tail_split && plan.num_splits == 1 && !plan.pack_gqa)
         plan.tail = choose_tail_split(plan.ctas, resident, plan.key_blocks, p.causal);

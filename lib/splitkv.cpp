@@ -5,7 +5,7 @@
 namespace fa {
 
 int choose_num_splits(long long ctas, int slots, int key_blocks, bool balance_waves, int fill_slots,
-                      int max_splits, const SplitChunkRule* chunks) {
+                      int max_splits, SplitChunkRule chunks) {
     if (ctas <= 0 || slots <= 0 || key_blocks <= 1) return 1;
     // 80 % of a wave or more: the SMs are (nearly) all busy already, and a split would only add
     // the partial-output traffic (n · B·H·Sq·D·4 B, written and read) and the combine launch;
@@ -25,13 +25,12 @@ int choose_num_splits(long long ctas, int slots, int key_blocks, bool balance_wa
     // only as fast as they add waves (and every split adds partial traffic), so they are not tried.
     const long long one_wave = std::max<long long>(1, (fill_slots > 0 ? fill_slots : slots) / ctas);
     int limit = static_cast<int>(std::min<long long>({max_splits, key_blocks, one_wave}));
-    // Chunks of at least chunks->min_blocks, and past the splits one combine warp merges of at least
-    // wide_min_blocks, but never fewer splits than that warp merges (splitkv.h, SplitChunkRule).
-    if (chunks != nullptr) {
-        limit = std::max(1, std::min(limit, key_blocks / std::max(chunks->min_blocks, 1)));
-        if (limit > chunks->one_warp_splits)
-            limit = std::max(chunks->one_warp_splits, std::min(limit, key_blocks / std::max(chunks->wide_min_blocks, 1)));
-    }
+    // Chunks of at least chunks.min_blocks, and past the splits one combine warp merges of at least
+    // wide_min_blocks, but never fewer splits than that warp merges (splitkv.h, SplitChunkRule; the
+    // default rule leaves the limit as it is).
+    limit = std::max(1, std::min(limit, key_blocks / std::max(chunks.min_blocks, 1)));
+    if (limit > chunks.one_warp_splits)
+        limit = std::max(chunks.one_warp_splits, std::min(limit, key_blocks / std::max(chunks.wide_min_blocks, 1)));
     auto chunk = [&](int n) { return (key_blocks + n - 1) / n; };
     // The fewest splits that reach the shortest chunk: e.g. 10 key blocks on room for 6 splits
     // give chunks of 2 with 5 splits already, and a 6th split would only be left empty.

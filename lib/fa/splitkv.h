@@ -29,10 +29,17 @@ inline constexpr int kMaxSplits = 128;
 // most kMaxBalanceSplits fills the waves clearly better (below).
 // `fill_slots` (0: `slots`) is what the one-wave rule fills: the launch plan passes SMs x
 // split_fill_ctas_per_sm (below).
-// `chunks` (default: any chunk) is what the one-wave rule's chunks must hold (SplitChunkRule below).
-struct SplitChunkRule;
+// `chunks` is what the one-wave rule's chunks must hold: at least `min_blocks` key blocks, and at least
+// `wide_min_blocks` wherever the count passes `one_warp_splits`, the splits the combine merges with one
+// warp a row (past them its merge costs more: combine_warps_per_row). The default holds any chunk;
+// split_chunk_rule (below) gives rung 10's.
+struct SplitChunkRule {
+    int min_blocks = 1;
+    int one_warp_splits = kMaxSplits;
+    int wide_min_blocks = 1;
+};
 int choose_num_splits(long long ctas, int slots, int key_blocks, bool balance_waves = false, int fill_slots = 0,
-                      int max_splits = kMaxSplits, const SplitChunkRule* chunks = nullptr);
+                      int max_splits = kMaxSplits, SplitChunkRule chunks = {});
 
 // CTAs an SM the one-wave rule fills at most: enough that their K/V stages in flight reach
 // kSplitFillBytesPerSm, no more than are resident (split_fill_ctas_per_sm). Past that an SM already
@@ -52,9 +59,13 @@ int choose_num_splits(long long ctas, int slots, int key_blocks, bool balance_wa
 // 3,524 -> 4,169 (4,190); 1x32x1x131072 8 -> 16 3,626 -> 4,364 (4,376), 8 K/V heads 33 -> 66 3,222 ->
 // 3,632 (3,861): what two CTAs an SM hold in flight at head_dim 128, not their count, is the rule.
 inline constexpr long long kSplitFillBytesPerSm = 64 * 1024;
+// K/V stages of `stage_kv_bytes` that hold kSplitFillBytesPerSm: ceil(64 KB / stage).
+inline long long stages_to_fill_sm(long long stage_kv_bytes) {
+    const long long stage = std::max(stage_kv_bytes, 1LL);
+    return (kSplitFillBytesPerSm + stage - 1) / stage;
+}
 inline int split_fill_ctas_per_sm(int ctas_per_sm, long long stage_kv_bytes) {
-    const long long want = (kSplitFillBytesPerSm + std::max(stage_kv_bytes, 1LL) - 1) / std::max(stage_kv_bytes, 1LL);
-    return static_cast<int>(std::clamp<long long>(want, 1, std::max(ctas_per_sm, 1)));
+    return static_cast<int>(std::clamp<long long>(stages_to_fill_sm(stage_kv_bytes), 1, std::max(ctas_per_sm, 1)));
 }
 
 // Decode from 0.8 waves on: the last wave of a memory-bound grid leaves SMs' read rate unused. Rung
@@ -79,10 +90,7 @@ inline int key_blocks(int seqlen_k, int block_n) { return (seqlen_k + block_n - 
 inline constexpr int kCombineLoadsInFlight = 16;
 inline constexpr int combine_one_warp_splits(int head_dim) { return kCombineLoadsInFlight / (head_dim <= 128 ? 1 : 2); }
 
-// What a split's chunk must hold under the one-wave rule (choose_num_splits): at least `min_blocks`
-// key blocks, and at least `wide_min_blocks` wherever the count passes `one_warp_splits`, the splits
-// the combine merges with one warp a row (past them its merge costs more: combine_warps_per_row).
-// split_chunk_rule sets it for a launch: two key blocks (a chunk of one has no second stage whose
+// Rung 10's SplitChunkRule (choose_num_splits): two key blocks (a chunk of one has no second stage whose
 // load overlaps the first's math, and pays the CTA's fixed costs — Q, the partial's write, a share of
 // the combine — for one tile), and past one_warp_splits kSplitFillBytesPerSm of K/V (what an SM needs
 // in flight): more splits then pay the several-warps merge for chunks too short to be worth it.
@@ -98,17 +106,10 @@ inline constexpr int combine_one_warp_splits(int head_dim) { return kCombineLoad
 // fastest measured. Call B (three rounds against main): +2 to +12 % where rung 10's count moved. The
 // launch plan applies it to rung 10 only (KernelCaps::split_chunk_rule): at 1k keys it cost rungs 3,
 // 7 and 9 7-10 % (0.930 / 0.911 / 0.896x), at 2k rungs 7 and 9 3 % (rung 3 gained 4.5 %).
-struct SplitChunkRule {
-    int min_blocks = 1;
-    int one_warp_splits = kMaxSplits;
-    int wide_min_blocks = 1;
-};
 inline constexpr int kMinSplitChunkBlocks = 2;
 inline SplitChunkRule split_chunk_rule(long long stage_kv_bytes, int head_dim) {
-    const long long stage = std::max(stage_kv_bytes, 1LL);
-    const long long wide = (kSplitFillBytesPerSm + stage - 1) / stage;
     return {kMinSplitChunkBlocks, combine_one_warp_splits(head_dim),
-            static_cast<int>(std::clamp<long long>(wide, kMinSplitChunkBlocks, kMaxSplits))};
+            static_cast<int>(std::clamp<long long>(stages_to_fill_sm(stage_kv_bytes), kMinSplitChunkBlocks, kMaxSplits))};
 }
 
 // Warps the combine gives each output row (lib/splitkv_combine.cu, its comment says why): one up to

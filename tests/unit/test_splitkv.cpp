@@ -92,7 +92,7 @@ TEST_CASE("split heuristic: chunks of two key blocks, of 64 KB past one combine 
     CHECK(fa::split_chunk_rule(2LL * 128 * 128 * 2, 128).wide_min_blocks == 2);
     // Rung 10 at 1x32x1xSk with 8 K/V heads (8 CTAs), the counts session 42 call A measured fastest:
     // head_dim 64 fills 528 slots (66 splits), 64-key blocks.
-    auto d64_splits = [&](int seqlen_k) { return fa::choose_num_splits(8, 528, seqlen_k / 64, true, 528, 128, &d64); };
+    auto d64_splits = [&](int seqlen_k) { return fa::choose_num_splits(8, 528, seqlen_k / 64, true, 528, 128, d64); };
     CHECK(d64_splits(1024) == 8);    // 16 blocks: chunks of 2 (16 splits of 1 block before)
     CHECK(d64_splits(2048) == 16);   // 32: chunks of 2, one combine warp (32 splits before)
     CHECK(d64_splits(4096) == 16);   // 64: past 16 splits chunks of 4 would take 16 (64 before)
@@ -100,21 +100,21 @@ TEST_CASE("split heuristic: chunks of two key blocks, of 64 KB past one combine 
     CHECK(d64_splits(16384) == 64);  // 256: chunks of 4, as before
     CHECK(d64_splits(32768) == 64);  // 512: the fill's 66 splits, chunks of 8, as before
     // head_dim 128 fills 264 slots (33 splits): 1k 16 -> 8, 2k 32 -> 16, from 4k as before (32).
-    auto d128_splits = [&](int seqlen_k) { return fa::choose_num_splits(8, 396, seqlen_k / 64, true, 264, 128, &d128); };
+    auto d128_splits = [&](int seqlen_k) { return fa::choose_num_splits(8, 396, seqlen_k / 64, true, 264, 128, d128); };
     CHECK(d128_splits(1024) == 8);
     CHECK(d128_splits(2048) == 16);
     CHECK(d128_splits(4096) == 32);
     CHECK(d128_splits(131072) == 33);
     // head_dim 256, 32-key blocks: 1k 32 -> 16 (past its 8 one-warp splits, chunks of 2).
-    CHECK(fa::choose_num_splits(8, 396, 32, true, 264, 128, &d256) == 16);
-    CHECK(fa::choose_num_splits(8, 396, 64, true, 264, 128, &d256) == 32);
+    CHECK(fa::choose_num_splits(8, 396, 32, true, 264, 128, d256) == 16);
+    CHECK(fa::choose_num_splits(8, 396, 64, true, 264, 128, d256) == 32);
     // With 32 K/V heads the fill keeps chunks long already: 16 splits from 2k keys at head_dim 64;
     // at 1k (16 blocks) chunks of two: 8.
-    CHECK(fa::choose_num_splits(32, 528, 16, true, 528, 128, &d64) == 8);
-    CHECK(fa::choose_num_splits(32, 528, 32, true, 528, 128, &d64) == 16);
+    CHECK(fa::choose_num_splits(32, 528, 16, true, 528, 128, d64) == 8);
+    CHECK(fa::choose_num_splits(32, 528, 32, true, 528, 128, d64) == 16);
     // Never below one split, whatever the rule: 3 key blocks at chunks of 2 -> 1; 1 block -> 1.
-    CHECK(fa::choose_num_splits(8, 528, 3, true, 528, 128, &d64) == 1);
-    CHECK(fa::choose_num_splits(8, 528, 1, true, 528, 128, &d64) == 1);
+    CHECK(fa::choose_num_splits(8, 528, 3, true, 528, 128, d64) == 1);
+    CHECK(fa::choose_num_splits(8, 528, 1, true, 528, 128, d64) == 1);
 }
 
 TEST_CASE("split heuristic: the smallest count of the shortest critical path", "[splitkv]") {
